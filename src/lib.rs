@@ -84,7 +84,21 @@ pub fn main_entry() -> ExitCode {
         .skip(1)
         .any(|a| ["hook", "verify", "lint", "commit"].iter().any(|c| a == *c))
     {
-        lint::warm_up();
+        // A pre-commit check asks which git command runs it: the processes above are read
+        // on the same thread first.
+        let precommit = args.iter().skip(1).any(|a| {
+            [
+                "commit",
+                "pre-commit",
+                "pre-merge-commit",
+                "pre-applypatch",
+                "precommit",
+                "--level=precommit",
+            ]
+            .iter()
+            .any(|c| a == *c)
+        });
+        lint::warm_up(precommit);
     }
     let cli = match cli::Cli::try_parse_from(&args) {
         Ok(cli) => cli,

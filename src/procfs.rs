@@ -35,22 +35,138 @@ pub(crate) fn git_commit_amends(alias: &dyn Fn(&str) -> Option<String>) -> Optio
 
 #[cfg(target_os = "linux")]
 fn ancestors_amend(alias: &dyn Fn(&str) -> Option<String>) -> Option<bool> {
-    let mut pid = std::os::unix::process::parent_id();
-    // A bound on the walk: a process tree is never this deep, a garbled entry may loop.
-    for _ in 0..64 {
+    let first = std::os::unix::process::parent_id();
+    let ahead = AHEAD.get_or_init(|| read_ahead(first, &read_proc));
+    walk(first, ahead, &read_proc, alias)
+}
+
+/// Reads the ancestors [`git_commit_amends`] walks (their command lines and parents) ahead,
+/// on a thread that starts with a command that will ask (the lint's warm-up): `/proc`'s
+/// files of other processes are slow to read (about 20 µs each on the project's machine
+/// kind; a hook run by hand walks up to `init`), and the hook's first thread waits for the
+/// answer before it reads the staged files. What is read ahead is what the walk reads; the
+/// walk reads what was not.
+pub(crate) fn read_ancestors_ahead() {
+    #[cfg(target_os = "linux")]
+    AHEAD.get_or_init(|| read_ahead(std::os::unix::process::parent_id(), &read_proc));
+}
+
+/// The ancestors read ahead, nearest first (see [`read_ancestors_ahead`]).
+#[cfg(target_os = "linux")]
+static AHEAD: std::sync::OnceLock<Vec<Seen>> = std::sync::OnceLock::new();
+
+/// One ancestor as read ahead: its id, its command line (`None`: it could not be read) and
+/// its parent.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+struct Seen {
+    pid: u32,
+    cmdline: Option<Vec<u8>>,
+    parent: Parent,
+}
+
+/// An ancestor's parent as read ahead.
+#[derive(Clone, Copy)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+enum Parent {
+    /// Not read: the walk ends, or may end, at this process.
+    Unread,
+    /// Its `/proc/PID/stat` could not be read, or named no parent.
+    Unknown,
+    /// The parent's id.
+    Is(u32),
+}
+
+/// A bound on the walk: a process tree is never this deep, a garbled entry may loop.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+const MAX_WALK: usize = 64;
+
+/// `/proc/PID/WHAT`'s bytes.
+#[cfg(target_os = "linux")]
+fn read_proc(pid: u32, what: &str) -> Option<Vec<u8>> {
+    std::fs::read(format!("/proc/{pid}/{what}")).ok()
+}
+
+/// A command line's arguments (`/proc/PID/cmdline`: each ends with a NUL).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn args_of(cmdline: &[u8]) -> Vec<&[u8]> {
+    let mut args: Vec<&[u8]> = cmdline.split(|&b| b == 0).collect();
+    if args.last().is_some_and(|a| a.is_empty()) {
+        args.pop();
+    }
+    args
+}
+
+/// The parent's id in a `/proc/PID/stat` line.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn parent_of(stat: &[u8]) -> Option<u32> {
+    u32::try_from(stat_field(stat, 4)?).ok()
+}
+
+/// The ancestors from `first` up, as [`walk`] reads them, up to the first whose command line
+/// cannot be read or answers the walk whatever git's aliases say (a git command other than
+/// `git aahp`: only an alias that runs `git aahp` lets the walk go on, and then it reads
+/// that process's parent itself).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn read_ahead(first: u32, read: &dyn Fn(u32, &str) -> Option<Vec<u8>>) -> Vec<Seen> {
+    let mut chain = Vec::new();
+    let mut pid = first;
+    for _ in 0..MAX_WALK {
+        if pid <= 1 {
+            break;
+        }
+        let cmdline = read(pid, "cmdline");
+        let last = cmdline
+            .as_ref()
+            .is_none_or(|c| git_amends(&args_of(c), &|_| None, 0).is_some());
+        let parent = if last {
+            Parent::Unread
+        } else {
+            read(pid, "stat")
+                .and_then(|s| parent_of(&s))
+                .map_or(Parent::Unknown, Parent::Is)
+        };
+        chain.push(Seen {
+            pid,
+            cmdline,
+            parent,
+        });
+        match parent {
+            Parent::Is(p) => pid = p,
+            Parent::Unread | Parent::Unknown => break,
+        }
+    }
+    chain
+}
+
+/// Walks the ancestors from `first` up to the nearest git process that answers (see
+/// [`git_commit_amends`]), taking each process's command line and parent from `ahead` where
+/// it was read ahead for that process at that place, and reading the rest.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn walk(
+    first: u32,
+    ahead: &[Seen],
+    read: &dyn Fn(u32, &str) -> Option<Vec<u8>>,
+    alias: &dyn Fn(&str) -> Option<String>,
+) -> Option<bool> {
+    let mut pid = first;
+    let mut ahead = ahead.iter();
+    for _ in 0..MAX_WALK {
         if pid <= 1 {
             return Some(false);
         }
-        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
-        let mut args: Vec<&[u8]> = cmdline.split(|&b| b == 0).collect();
-        if args.last().is_some_and(|a| a.is_empty()) {
-            args.pop();
-        }
-        if let Some(amends) = git_amends(&args, alias, MAX_ALIAS_DEPTH) {
+        let seen = ahead.next().filter(|s| s.pid == pid);
+        let cmdline = match seen {
+            Some(s) => s.cmdline.clone(),
+            None => read(pid, "cmdline"),
+        }?;
+        if let Some(amends) = git_amends(&args_of(&cmdline), alias, MAX_ALIAS_DEPTH) {
             return Some(amends);
         }
-        let stat = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
-        pid = u32::try_from(stat_field(&stat, 4)?).ok()?;
+        pid = match seen.map_or(Parent::Unread, |s| s.parent) {
+            Parent::Is(parent) => Some(parent),
+            Parent::Unknown => None,
+            Parent::Unread => read(pid, "stat").and_then(|s| parent_of(&s)),
+        }?;
     }
     Some(false)
 }
@@ -317,6 +433,141 @@ mod tests {
         assert_eq!(words("commit -m ''").as_deref(), Some("commit|-m|"));
         assert_eq!(words("commit -m 'open"), None);
         assert_eq!(words("commit -m x\\"), None);
+    }
+
+    /// The ancestors read ahead answer what the walk reading each one itself answers, over
+    /// process trees a hook runs in (by git, by hand, through an alias git expands, one that
+    /// runs `git aahp` itself, a hook manager between, entries that cannot be read, a tree
+    /// past the walk's bound), and also when the process's parent changed after the reading
+    /// ahead; what was read ahead is not read again.
+    #[test]
+    fn ancestors_read_ahead_answer_as_the_walk_reads_them() {
+        // pid -> (command line, parent); a missing command line or parent is unreadable.
+        type Tree = Vec<(u32, Option<&'static str>, Option<u32>)>;
+        let alias = |name: &str| {
+            Some(
+                match name {
+                    "ca" => "commit --amend",
+                    "hk" => "aahp hook pre-commit",
+                    _ => return None,
+                }
+                .to_string(),
+            )
+        };
+        let deep: Tree = (2..100)
+            .map(|p| (p, Some("sh -c next"), Some(p - 1)))
+            .collect();
+        let trees: Vec<(&str, Tree)> = vec![
+            (
+                "by hand",
+                vec![
+                    (40, Some("git -C x aahp hook pre-commit"), Some(30)),
+                    (30, Some("hyperfine -N x"), Some(20)),
+                    (20, Some("bash"), Some(10)),
+                    (10, Some("sshd: root"), Some(1)),
+                ],
+            ),
+            (
+                "git commit --amend",
+                vec![
+                    (40, Some("git aahp hook pre-commit"), Some(30)),
+                    (30, Some("/bin/sh .git/hooks/pre-commit"), Some(20)),
+                    (20, Some("git commit --amend -m x"), Some(10)),
+                    (10, Some("bash"), Some(1)),
+                ],
+            ),
+            (
+                "a hook manager",
+                vec![
+                    (40, Some("git aahp hook pre-commit"), Some(30)),
+                    (30, Some("node husky"), Some(25)),
+                    (25, Some("sh -c x"), Some(20)),
+                    (20, Some("git commit -q"), Some(10)),
+                    (10, Some("bash"), Some(1)),
+                ],
+            ),
+            (
+                "an alias",
+                vec![
+                    (40, Some("git aahp hook pre-commit"), Some(20)),
+                    (20, Some("git ca"), Some(10)),
+                    (10, Some("bash"), Some(1)),
+                ],
+            ),
+            (
+                "an alias running git aahp",
+                vec![
+                    (40, Some("git hk"), Some(20)),
+                    (20, Some("sh"), Some(15)),
+                    (15, Some("git commit --amend"), Some(10)),
+                    (10, Some("bash"), Some(1)),
+                ],
+            ),
+            (
+                "a command line unreadable",
+                vec![
+                    (40, Some("git aahp hook pre-commit"), Some(30)),
+                    (30, None, Some(20)),
+                    (20, Some("git commit --amend"), Some(1)),
+                ],
+            ),
+            (
+                "a parent unreadable",
+                vec![
+                    (40, Some("git aahp hook pre-commit"), Some(30)),
+                    (30, Some("sh"), None),
+                    (20, Some("git commit --amend"), Some(1)),
+                ],
+            ),
+            ("past the bound", deep),
+        ];
+        // Reads a tree's `/proc` files, counting the reads.
+        fn reader<'t>(
+            tree: &'t Tree,
+            reads: &'t std::cell::Cell<usize>,
+        ) -> impl Fn(u32, &str) -> Option<Vec<u8>> + 't {
+            move |pid, file| {
+                reads.set(reads.get() + 1);
+                let (_, cmdline, parent) = tree.iter().find(|t| t.0 == pid)?;
+                match file {
+                    "cmdline" => cmdline.map(|c| c.replace(' ', "\0").into_bytes()),
+                    _ => parent.map(|p| format!("{pid} (x) S {p} 1 1 0\n").into_bytes()),
+                }
+            }
+        }
+        for (what, tree) in &trees {
+            let reads = std::cell::Cell::new(0);
+            let read = reader(tree, &reads);
+            let first = tree[0].0;
+            let live = walk(first, &[], &read, &alias);
+            let ahead = read_ahead(first, &read);
+            reads.set(0);
+            assert_eq!(walk(first, &ahead, &read, &alias), live, "{what}");
+            if *what != "an alias running git aahp" {
+                assert_eq!(reads.get(), 0, "{what}: read again");
+            }
+            // Read ahead for another process (the parent changed since): read as it is now.
+            let moved = read_ahead(tree[1].0, &read);
+            assert_eq!(walk(first, &moved, &read, &alias), live, "{what}: moved");
+        }
+        let answer = |what: &str| {
+            let tree = &trees.iter().find(|t| t.0 == what).unwrap().1;
+            let reads = std::cell::Cell::new(0);
+            let read = reader(tree, &reads);
+            walk(tree[0].0, &read_ahead(tree[0].0, &read), &read, &alias)
+        };
+        for (what, want) in [
+            ("by hand", Some(false)),
+            ("git commit --amend", Some(true)),
+            ("a hook manager", Some(false)),
+            ("an alias", Some(true)),
+            ("an alias running git aahp", Some(true)),
+            ("a command line unreadable", None),
+            ("a parent unreadable", None),
+            ("past the bound", Some(false)),
+        ] {
+            assert_eq!(answer(what), want, "{what}");
+        }
     }
 
     /// Fields are found after a name holding spaces and parentheses, and a short or garbled

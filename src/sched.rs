@@ -109,10 +109,18 @@ fn move_off(cpu: usize) {
     let _ = cpu;
 }
 
+/// [`parallel`]'s answer, once asked.
+static PARALLEL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+
+/// Whether [`parallel`] has been answered already (tests).
+#[cfg(test)]
+pub(crate) fn parallel_answered() -> bool {
+    PARALLEL.get().is_some()
+}
+
 /// Whether more than one CPU is available to this process (affinity and CPU quota), read
 /// once: with one, a thread beside adds its start and switches and runs nothing in parallel.
 pub(crate) fn parallel() -> bool {
-    static PARALLEL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *PARALLEL.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() > 1))
 }
 

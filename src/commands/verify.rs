@@ -3405,27 +3405,34 @@ impl PendingLint {
         let dir = dir.clone();
         let (snap_tx, snap_rx) = std::sync::mpsc::sync_channel::<LintWork>(1);
         let (tx, answer) = std::sync::mpsc::sync_channel(1);
-        // A plain thread: it blocks on its snapshot at once, and where it then runs is
-        // decided when the snapshot wakes it (the scheduler looks for an idle CPU on a
-        // wake-up, unlike on a thread's start: see `crate::sched`).
-        let spawned = std::thread::Builder::new()
-            .name("lint".into())
-            .spawn(move || {
-                // No snapshot comes when reading it failed: nothing to do.
-                let Ok((snap, cfg)) = snap_rx.recv() else {
-                    return;
-                };
-                let lint = std::panic::AssertUnwindSafe(|| {
-                    match &cfg {
-                        Some(cfg) => lint::lint_snapshot_with(cfg, &dir, &snap, &[]),
-                        None => lint::lint_snapshot(&dir, &snap, today, &[]),
-                    }
-                    .map(|outcome| (outcome.diagnostics, outcome.suppressed))
-                });
-                let _ = tx.send(std::panic::catch_unwind(lint));
+        let work = move || {
+            // No snapshot comes when reading it failed: nothing to do.
+            let Ok((snap, cfg)) = snap_rx.recv() else {
+                return;
+            };
+            let lint = std::panic::AssertUnwindSafe(|| {
+                match &cfg {
+                    Some(cfg) => lint::lint_snapshot_with(cfg, &dir, &snap, &[]),
+                    None => lint::lint_snapshot(&dir, &snap, today, &[]),
+                }
+                .map(|outcome| (outcome.diagnostics, outcome.suppressed))
             });
+            let _ = tx.send(std::panic::catch_unwind(lint));
+        };
+        // The lint's warm-up thread takes the first (it built the rules the lint needs and
+        // has its allocator arena already); another gets a plain thread. Either blocks on
+        // its snapshot at once, and where it then runs is decided when the snapshot wakes it
+        // (the scheduler looks for an idle CPU on a wake-up, unlike on a thread's start: see
+        // `crate::sched`).
+        let started = match lint::on_warm_thread(Box::new(work)) {
+            Ok(()) => true,
+            Err(work) => std::thread::Builder::new()
+                .name("lint".into())
+                .spawn(work)
+                .is_ok(),
+        };
         PendingLint {
-            snap: spawned.ok().map(|_| snap_tx),
+            snap: started.then_some(snap_tx),
             answer,
         }
     }

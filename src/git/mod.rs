@@ -256,6 +256,10 @@ const OBJECT_CACHE_BYTES: usize = 4 * 1024 * 1024;
 /// Blobs larger than this are read around the object cache.
 const UNCACHED_BLOB_BYTES: u64 = 1024 * 1024;
 
+/// How many times its compressed length a zlib stream can inflate to at most (deflate's
+/// longest match, 258 bytes, in one bit at best: about 1032 to 1), with room to spare.
+const MAX_INFLATION: u64 = 1100;
+
 /// A reader of the first `left` bytes of a file that fails when the file ends sooner: a
 /// blob's header names its size before its content is read.
 struct Exactly<R> {
@@ -620,6 +624,19 @@ impl Repo {
         id: ObjectId,
         limit: usize,
     ) -> Result<std::result::Result<Vec<u8>, u64>, GitError> {
+        // A loose object too short to inflate past the limit (nor past what is read through
+        // the object cache) is read whole at once: its header read first would map and
+        // unmap the file a second time (gix maps each loose object it reads), for a size
+        // that the file's own length already bounds. Its size is checked all the same.
+        if self.loose_len(id).is_some_and(|len| {
+            len.saturating_mul(MAX_INFLATION) <= (limit as u64).min(UNCACHED_BLOB_BYTES)
+        }) {
+            let bytes = self.blob(id)?;
+            return Ok(match u64::try_from(bytes.len()) {
+                Ok(size) if bytes.len() > limit => Err(size),
+                _ => Ok(bytes),
+            });
+        }
         let size = self.blob_size(id)?;
         if usize::try_from(size).map_or(true, |s| s > limit) {
             return Ok(Err(size));
@@ -637,18 +654,31 @@ impl Repo {
         self.blob(id).map(Ok)
     }
 
-    /// The blob `id` as a stream when it is stored as a loose object (`None` when it is
-    /// packed, or not there): gix loads a blob whole, and a large one (LOG-ARCHIVE.md's
-    /// index at HEAD) need not be held to be read once in order (issue #14).
-    pub fn loose_blob(&self, id: ObjectId) -> Result<Option<LooseBlob>, GitError> {
+    /// The length of the file that holds `id` as a loose object of this repository's object
+    /// directory (`None`: it is packed, elsewhere, or not there).
+    fn loose_len(&self, id: ObjectId) -> Option<u64> {
+        std::fs::metadata(self.loose_path(id))
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .map(|m| m.len())
+    }
+
+    /// Where `id` is stored when it is a loose object of this repository's object directory.
+    fn loose_path(&self, id: ObjectId) -> PathBuf {
         let hex = id.to_hex().to_string();
-        let path = self
-            .repo
+        self.repo
             .objects
             .store_ref()
             .path()
             .join(&hex[..2])
-            .join(&hex[2..]);
+            .join(&hex[2..])
+    }
+
+    /// The blob `id` as a stream when it is stored as a loose object (`None` when it is
+    /// packed, or not there): gix loads a blob whole, and a large one (LOG-ARCHIVE.md's
+    /// index at HEAD) need not be held to be read once in order (issue #14).
+    pub fn loose_blob(&self, id: ObjectId) -> Result<Option<LooseBlob>, GitError> {
+        let path = self.loose_path(id);
         if !path.is_file() {
             return Ok(None);
         }
@@ -2818,6 +2848,56 @@ mod tests {
         }
         let two = repo.head_commit().expect("head");
         assert!(two.is_some() && two != one);
+    }
+
+    /// A bounded read gives the blob, or its size when it is over the limit, whether the
+    /// blob is read whole at once (a loose object too short to inflate past the limit) or
+    /// after its header (a longer one, one that inflates a thousandfold, a packed one).
+    #[test]
+    fn a_bounded_read_gives_the_blob_or_its_size_however_it_is_stored() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        git(tmp.path(), &["init", "-q", "-b", "main"]);
+        let noise: String = (0..6_000u32)
+            .map(|i| {
+                char::from(
+                    b'a' + u8::try_from(i.wrapping_mul(2_654_435_761) >> 27).unwrap_or(0) % 26,
+                )
+            })
+            .collect();
+        let files = [
+            ("small.md", "a short note\n".to_string()),
+            ("noise.md", noise),
+            ("zeros.md", "0".repeat(3 * 1024 * 1024)),
+            ("tall.md", "x".repeat(900 * 1024)),
+        ];
+        for (name, text) in &files {
+            std::fs::write(tmp.path().join(name), text).expect("write");
+        }
+        git(tmp.path(), &["add", "-A"]);
+        git(tmp.path(), &["commit", "-q", "-m", "files"]);
+        let check = |repo: &Repo, packed: bool| {
+            let head = repo.head_commit().expect("head").expect("a commit");
+            for (name, text) in &files {
+                let id = repo
+                    .tree_file_at(head, name)
+                    .expect("tree")
+                    .expect("file")
+                    .id;
+                assert_eq!(repo.loose_len(id).is_none(), packed, "{name}");
+                let size = text.len();
+                for limit in [0, 1, size - 1, size, size + 1, 1024 * 1024, 8 * 1024 * 1024] {
+                    let got = repo.blob_within(id, limit).expect("read");
+                    if size > limit {
+                        assert_eq!(got, Err(size as u64), "{name} within {limit}");
+                    } else {
+                        assert_eq!(got.as_deref(), Ok(text.as_bytes()), "{name} within {limit}");
+                    }
+                }
+            }
+        };
+        check(&Repo::discover(tmp.path()).expect("repo"), false);
+        git(tmp.path(), &["gc", "-q", "--prune=now"]);
+        check(&Repo::discover(tmp.path()).expect("repo"), true);
     }
 
     /// A loose blob read as a stream gives the blob's bytes from any offset, as the whole

@@ -493,13 +493,54 @@ impl LintOutcome {
 
 /// Starts building the rule set (and the manifest schema's regexes) on another
 /// thread, so a command that will lint pays for them while it reads the repository instead
-/// of after. Building is idempotent: the first caller wins and later ones wait for it.
-pub fn warm_up() {
+/// of after. Building is idempotent: the first caller wins and later ones wait for it. With
+/// `ancestors`, the thread first reads the processes a pre-commit check asks about
+/// ([`crate::procfs::read_ancestors_ahead`]).
+///
+/// The thread then waits for one piece of work ([`on_warm_thread`]): the command's first
+/// lint runs there instead of on a thread of its own, which would pay for its start and
+/// its own allocator arena on the hook's critical path.
+pub fn warm_up(ancestors: bool) {
+    let (job_tx, job_rx) = std::sync::mpsc::sync_channel::<WarmJob>(1);
     // Failing to spawn only loses the head start.
-    let _ = crate::sched::spawn_beside("lint-warm-up", || {
+    let spawned = crate::sched::spawn_beside("lint-warm-up", move || {
+        if ancestors {
+            crate::procfs::read_ancestors_ahead();
+        }
         engine::warm_up();
         crate::schema::warm_up();
+        // Whether the lint's decoders get a thread of their own is asked on the lint's
+        // critical path; the answer (the CPUs this process may use, from its affinity and its
+        // cgroup's quota files) is read here first.
+        crate::sched::parallel();
+        if let Ok(job) = job_rx.recv() {
+            job();
+        }
     });
+    if spawned.is_ok() {
+        let _ = WARM_THREAD.set(std::sync::Mutex::new(Some(job_tx)));
+    }
+}
+
+/// Work handed to the warm-up thread.
+pub(crate) type WarmJob = Box<dyn FnOnce() + Send>;
+
+/// Where the warm-up thread takes its one piece of work from, until it is handed one.
+static WARM_THREAD: std::sync::OnceLock<
+    std::sync::Mutex<Option<std::sync::mpsc::SyncSender<WarmJob>>>,
+> = std::sync::OnceLock::new();
+
+/// Hands `job` to the warm-up thread ([`warm_up`]), which runs it once it has warmed up;
+/// gives it back when there is no such thread or it was handed one already.
+pub(crate) fn on_warm_thread(job: WarmJob) -> std::result::Result<(), WarmJob> {
+    let Some(slot) = WARM_THREAD.get() else {
+        return Err(job);
+    };
+    let taken = slot.lock().ok().and_then(|mut s| s.take());
+    match taken {
+        Some(tx) => tx.send(job).map_err(|e| e.0),
+        None => Err(job),
+    }
 }
 
 /// Lints every file of a handoff snapshot (the files themselves, with `.aiignore` and the
@@ -1166,9 +1207,36 @@ fn every_rule(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
 /// pieces, in base64 or reversed passed the gate where a `ghp_` token did not (review
 /// atk37 #1, #2).
 fn keyless_secrets(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
-    rules::pii::scan_numbers(scan, findings);
-    rules::seed_phrase::scan(scan, findings);
-    rules::shapes::scan(scan, findings);
+    Keyless::find(scan).place(findings);
+}
+
+/// What the [`keyless_secrets`] detectors find in a text, before they are placed among the
+/// findings already made. Finding reads only the text; placing drops what overlaps a finding
+/// already made, in the detectors' order. Lint finds them beside the engine's run and places
+/// them where they always were: the text's longest work split more evenly between its two
+/// threads (the obfuscation decoders' thread took longer than the engine's).
+struct Keyless {
+    numbers: Vec<Finding>,
+    phrases: Vec<Finding>,
+    shapes: rules::shapes::Found,
+}
+
+impl Keyless {
+    fn find(scan: &Scan<'_>) -> Keyless {
+        let mut numbers = Vec::new();
+        rules::pii::scan_numbers(scan, &mut numbers);
+        Keyless {
+            numbers,
+            phrases: rules::seed_phrase::find(scan),
+            shapes: rules::shapes::find(scan),
+        }
+    }
+
+    fn place(self, findings: &mut Vec<Finding>) {
+        findings.extend(self.numbers);
+        rules::seed_phrase::place(findings, self.phrases);
+        rules::shapes::place(findings, self.shapes);
+    }
 }
 
 /// Every detector whose findings can be secrets, over a text read as plain text (a
@@ -1510,6 +1578,7 @@ fn lint_text_as(
     // They run first, or beside the engine on a text long enough to pay for a thread; their
     // findings are placed where they always were.
     let mut findings: Vec<Finding> = Vec::new();
+    let mut keyless: Option<Keyless> = None;
     let (mut obfuscated, mut ignored) = if judged == Judged::Secrets {
         engine::run_secrets(&scan, &mut findings);
         (Vec::new(), Vec::new())
@@ -1525,7 +1594,12 @@ fn lint_text_as(
                 }
                 (obfuscated, ignored)
             },
-            || engine::run(&scan, &mut findings),
+            || {
+                engine::run(&scan, &mut findings);
+                // Found here, after the engine (whose limits read this thread's counts, as
+                // before); placed below, where they always were.
+                keyless = Some(Keyless::find(&scan));
+            },
         )
     };
     if let Some((lang, parts)) = &code {
@@ -1536,7 +1610,9 @@ fn lint_text_as(
         rules::injection::combine(&scan, &mut findings);
     }
     let combined = findings.len();
-    keyless_secrets(&scan, &mut findings);
+    keyless
+        .unwrap_or_else(|| Keyless::find(&scan))
+        .place(&mut findings);
     // Encoded runs are decoded in both modes: a base64 credential is a credential (review 22).
     let secrets: Vec<(usize, usize)> = findings
         .iter()

@@ -1861,6 +1861,98 @@ fn work_beside_the_engine_finds_and_counts_as_in_place() {
     }
 }
 
+/// The warm-up thread runs the one piece of work it is handed (the command's first lint)
+/// after it has warmed up, on itself; a second is given back to run on a thread of its own.
+#[test]
+fn the_warm_up_thread_runs_the_first_lint_handed_to_it() {
+    warm_up(false);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let job: WarmJob = Box::new(move || {
+        let name = std::thread::current().name().map(String::from);
+        tx.send(name).expect("the test waits");
+    });
+    match on_warm_thread(job) {
+        Ok(()) => {
+            assert_eq!(
+                rx.recv().expect("the job ran").as_deref(),
+                Some("lint-warm-up")
+            );
+            // The question the lint asks before it splits its work was answered first.
+            assert!(crate::sched::parallel_answered());
+        }
+        // A lint run by another test took it first: given back whole, it still runs.
+        Err(job) => {
+            job();
+            assert!(rx.recv().is_ok());
+        }
+    }
+    assert!(on_warm_thread(Box::new(|| {})).is_err(), "one job only");
+}
+
+/// The keyless detectors (numbers, recovery phrases by their checksum, Discord tokens,
+/// `Base58Check` keys) are found beside the engine's run, before its findings exist, and
+/// placed after them: the findings and their order are those of running the detectors after
+/// the engine, a phrase or token a keyed pattern already found not reported twice; and a
+/// whole lint gives the same with the decoders beside the engine or in place.
+#[test]
+fn keyless_secrets_found_beside_the_engine_are_placed_as_after_it() {
+    let wif = "L44kNjxgxYss9ddza5RyGFLvfohMPnNvae3v5WYY57ApesYBcPbp";
+    let discord = "OTk3MzE2Njg5Mzk4OTM2OTIy.sHH_hk.0nQQG9WJ05X72qibobT-Jox17RW";
+    let phrase = "noodle swing number body about sword unfair measure visit truly rhythm submit major exile game";
+    let numbers = "Card 4111 1111 1111 1111, SSN 078-05-1120, phone +44 20 7946 0958.";
+    let prose = "The release notes list the fixed issues, the migration steps and who to ask.\n\n";
+    let texts = [
+        format!("# Notes\n\nrecovery phrase: {phrase}\n\nAnd alone:\n\n{phrase}\n"),
+        format!("discord bot token: {discord}\nplain {discord} here\nwif key: {wif}\nbare {wif}\n"),
+        format!("{numbers}\n\nseed: {phrase}\n"),
+        format!(
+            "# S\n\n{}{phrase}\n\n{numbers}\n\nposted {discord} in chat\n\n{}private key {wif}\n",
+            prose.repeat(150),
+            prose.repeat(100)
+        ),
+    ];
+    let keyless_kinds = |found: &[Finding]| {
+        found
+            .iter()
+            .filter(|f| f.secret || f.rule.family == Family::Pii)
+            .count()
+    };
+    for text in &texts {
+        let after = plain_scan(text, 0, |scan, found| {
+            engine::run(scan, found);
+            rules::injection::combine(scan, found);
+            keyless_secrets(scan, found);
+        });
+        let before = plain_scan(text, 0, |scan, found| {
+            let keyless = Keyless::find(scan);
+            engine::run(scan, found);
+            rules::injection::combine(scan, found);
+            keyless.place(found);
+        });
+        assert!(keyless_kinds(&after) > 0, "{text}: nothing found");
+        assert_eq!(format!("{after:?}"), format!("{before:?}"), "{text}");
+    }
+    let cfg = LintConfig::empty(jiff::civil::date(2000, 1, 1));
+    let long = &texts[3];
+    assert!(long.len() >= DECODE_BESIDE_FROM, "{}", long.len());
+    let file = LintFile {
+        script: false,
+        path: "x/NOTES.md".into(),
+        name: "NOTES.md".into(),
+        bytes: long.as_bytes(),
+    };
+    let run = |from: usize| {
+        let found =
+            with_decode_beside_from(from, || lint(&cfg, std::slice::from_ref(&file))).unwrap();
+        format!("{:?} {:?}", found.diagnostics, found.suppressed)
+    };
+    let in_place = run(usize::MAX);
+    for name in ["SEC001", "SEC100"] {
+        assert!(in_place.contains(name), "{name}: {in_place}");
+    }
+    assert_eq!(in_place, run(0));
+}
+
 /// The output boundary runs only the rules whose findings can be secrets
 /// ([`engine::run_secrets`]): it must redact exactly what every rule's secret findings
 /// cover. Compared on every rule's and catalogue entry's examples, the credential corpora and

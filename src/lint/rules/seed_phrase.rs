@@ -154,7 +154,9 @@ fn checksum_holds(indices: &[u16]) -> bool {
 /// out `the`, `and`, `of`, `to`, `is`), so both are needed. Runs of more than 27 listed words
 /// are a word list, not a phrase. One pass over the text; the list is looked up only in runs
 /// of twelve or more short lower-case words.
-pub(crate) fn scan(scan: &Scan<'_>, out: &mut Vec<Finding>) {
+///
+/// Placed among the other findings by [`place`].
+pub(crate) fn find(scan: &Scan<'_>) -> Vec<Finding> {
     let text = scan.text();
     let b = text.as_bytes();
     let mut run: Vec<(usize, usize)> = Vec::new();
@@ -167,6 +169,12 @@ pub(crate) fn scan(scan: &Scan<'_>, out: &mut Vec<Finding>) {
         at = end + 1;
     }
     judge_run(text, &run, &mut found);
+    found
+}
+
+/// Adds the phrases [`find`] found to `out`, but none a labelled phrase (SEC001) already
+/// covers.
+pub(crate) fn place(out: &mut Vec<Finding>, found: Vec<Finding>) {
     super::push_unless_overlapping(out, found, |o| o.rule.id == SEC001.id);
 }
 

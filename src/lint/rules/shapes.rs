@@ -15,12 +15,32 @@ fn b64url(c: u8) -> bool {
 /// `M`, `N` or `O`, as base64 of an ASCII digit does), `<time>` six base64 characters and
 /// `<hmac>` 27 or more. The first part must decode to digits: a JWT's first part decodes to
 /// `{"alg"…`, a dotted name to nothing. Read at every dot, looking back at most 28 bytes.
-pub(crate) fn scan(scan: &Scan<'_>, out: &mut Vec<Finding>) {
-    discord(scan, out);
-    base58check_keys(scan, out);
+///
+/// `Base58Check` keys are found by [`base58check_keys`]. Placed among the other findings by
+/// [`place`].
+pub(crate) fn find(scan: &Scan<'_>) -> Found {
+    let mut keys = Vec::new();
+    base58check_keys(scan, &mut keys);
+    Found {
+        discord: discord(scan),
+        keys,
+    }
 }
 
-fn discord(scan: &Scan<'_>, out: &mut Vec<Finding>) {
+/// What [`find`] found in a text, before it is placed among the findings already made.
+pub(crate) struct Found {
+    discord: Vec<Finding>,
+    keys: Vec<Finding>,
+}
+
+/// Adds what [`find`] found to `out`: the Discord tokens no secret already found covers,
+/// then the keys.
+pub(crate) fn place(out: &mut Vec<Finding>, found: Found) {
+    super::push_unless_overlapping(out, found.discord, |o| o.secret);
+    out.extend(found.keys);
+}
+
+fn discord(scan: &Scan<'_>) -> Vec<Finding> {
     let text = scan.text();
     let b = text.as_bytes();
     let mut found = Vec::new();
@@ -80,7 +100,7 @@ fn discord(scan: &Scan<'_>, out: &mut Vec<Finding>) {
         );
         from = e;
     }
-    super::push_unless_overlapping(out, found, |o| o.secret);
+    found
 }
 
 /// A Zhipu / Z.ai API key at the dot `p`: `<id>.<secret>`, exactly 32 lower-case hex digits
