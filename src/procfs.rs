@@ -444,6 +444,20 @@ mod tests {
     fn ancestors_read_ahead_answer_as_the_walk_reads_them() {
         // pid -> (command line, parent); a missing command line or parent is unreadable.
         type Tree = Vec<(u32, Option<&'static str>, Option<u32>)>;
+        // Reads a tree's `/proc` files, counting the reads.
+        fn reader<'t>(
+            tree: &'t Tree,
+            reads: &'t std::cell::Cell<usize>,
+        ) -> impl Fn(u32, &str) -> Option<Vec<u8>> + 't {
+            move |pid, file| {
+                reads.set(reads.get() + 1);
+                let (_, cmdline, parent) = tree.iter().find(|t| t.0 == pid)?;
+                match file {
+                    "cmdline" => cmdline.map(|c| c.replace(' ', "\0").into_bytes()),
+                    _ => parent.map(|p| format!("{pid} (x) S {p} 1 1 0\n").into_bytes()),
+                }
+            }
+        }
         let alias = |name: &str| {
             Some(
                 match name {
@@ -521,20 +535,6 @@ mod tests {
             ),
             ("past the bound", deep),
         ];
-        // Reads a tree's `/proc` files, counting the reads.
-        fn reader<'t>(
-            tree: &'t Tree,
-            reads: &'t std::cell::Cell<usize>,
-        ) -> impl Fn(u32, &str) -> Option<Vec<u8>> + 't {
-            move |pid, file| {
-                reads.set(reads.get() + 1);
-                let (_, cmdline, parent) = tree.iter().find(|t| t.0 == pid)?;
-                match file {
-                    "cmdline" => cmdline.map(|c| c.replace(' ', "\0").into_bytes()),
-                    _ => parent.map(|p| format!("{pid} (x) S {p} 1 1 0\n").into_bytes()),
-                }
-            }
-        }
         for (what, tree) in &trees {
             let reads = std::cell::Cell::new(0);
             let read = reader(tree, &reads);

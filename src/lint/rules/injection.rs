@@ -8085,23 +8085,23 @@ pub(crate) fn combine(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
         let scoped = || {
             group.iter().any(|f| {
                 f.signal == SIG_LIMITS && {
-                    let (a, b) = scan.sentence_range(f.start);
-                    let rest = text[a.min(f.start)..b.max(f.end)].to_lowercase();
+                    let (sentence_start, sentence_end) = scan.sentence_range(f.start);
+                    let rest =
+                        text[sentence_start.min(f.start)..sentence_end.max(f.end)].to_lowercase();
                     let mut tail = rest.as_str();
                     loop {
                         if this_exchange(tail) {
                             break true;
                         }
                         match tail.trim_start().find(char::is_whitespace) {
-                            Some(k) => tail = tail.trim_start()[k..].trim_start(),
+                            Some(blank) => tail = tail.trim_start()[blank..].trim_start(),
                             None => break false,
                         }
                     }
                 }
             })
         };
-        let fire = (strong && (persona || limits > 0 || weak > 0 || other > 0))
-            || strong && ordered()
+        let fire = strong && (persona || limits > 0 || weak > 0 || other > 0 || ordered())
             || safeguards_off && (addr || scoped()) && ordered()
             || count(SIG_STRONG) >= 2
             || (personas >= 2 && (weak > 0 || other > 0 || limits > 0))
@@ -8194,7 +8194,7 @@ fn demand_follows(scan: &Scan<'_>, from: usize, first: usize, to: usize) -> bool
     } else {
         to
     };
-    let span = &text[from.min(to)..end];
+    let stretch = &text[from.min(to)..end];
     let mut starts = Vec::new();
     if order_before {
         starts.push(from.min(to));
@@ -8205,7 +8205,7 @@ fn demand_follows(scan: &Scan<'_>, from: usize, first: usize, to: usize) -> bool
     if starts.iter().any(|&p| ordering_sentence(scan, p)) {
         return true;
     }
-    let ws: Vec<String> = words(span).collect();
+    let ws: Vec<String> = words(stretch).collect();
     let w = |k: usize| ws.get(k).map_or("", String::as_str);
     // Words that may stand between "so" and its order: "so go ahead and give …", "so
     // please just answer …", "so feel free to reply …".

@@ -225,6 +225,7 @@ fn marker(item: &[u8]) -> bool {
 /// phrase written `skin • rose • …` or `skin -> rose -> …`, or one word a line after a
 /// bullet, is still one run of words.
 fn joiner(item: &[u8]) -> bool {
+    // →, ⇒, •, –, —, ‣, ·, ∙, ◦ in UTF-8, after the ASCII arrows and dashes.
     matches!(
         item,
         b"->"
@@ -233,16 +234,11 @@ fn joiner(item: &[u8]) -> bool {
             | b"==>"
             | b"~>"
             | b"--"
-            // →, ⇒, •, ·, ∙, –, —, ◦, ‣ in UTF-8
-            | [0xE2, 0x86, 0x92]
-            | [0xE2, 0x87, 0x92]
-            | [0xE2, 0x80, 0xA2]
+            | [0xE2, 0x86 | 0x87, 0x92]
+            | [0xE2, 0x80, 0xA2 | 0x93 | 0x94 | 0xA3]
             | [0xC2, 0xB7]
             | [0xE2, 0x88, 0x99]
-            | [0xE2, 0x80, 0x93]
-            | [0xE2, 0x80, 0x94]
             | [0xE2, 0x97, 0xA6]
-            | [0xE2, 0x80, 0xA3]
     )
 }
 
