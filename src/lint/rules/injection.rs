@@ -3683,6 +3683,207 @@ fn check_new_instructions(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Findin
     push_pi(scan, f, out);
 }
 
+/// Whether the order after "from now on, you" is a convention of the project's work: a work
+/// act first ("… you must run `cargo fmt` before every commit", "… you are expected to open
+/// draft PRs first", "… you'll target Node 20 in the build scripts"), one of the
+/// repository's things named, and no word of a new identity, of the way to answer, of the
+/// reader's instructions or of an act against the checks or the secrets. A handoff hands
+/// such conventions on; a new persona ("you are Nexus"), a way of answering ("you will reply
+/// only …") and "you must skip the tests" stay new standing instructions.
+fn names_a_convention(clause: &str) -> bool {
+    const LEAD: &[&str] = &[
+        "will", "must", "shall", "should", "'ll", "’ll", "'re", "’re", "are", "is", "have", "has",
+        "need", "needs", "to", "expected", "required", "asked", "supposed", "always", "please",
+        "also",
+    ];
+    const ACTS: &[&str] = &[
+        "run",
+        "use",
+        "add",
+        "update",
+        "write",
+        "keep",
+        "open",
+        "follow",
+        "commit",
+        "test",
+        "document",
+        "format",
+        "lint",
+        "check",
+        "create",
+        "put",
+        "name",
+        "include",
+        "sign",
+        "squash",
+        "rebase",
+        "tag",
+        "record",
+        "log",
+        "note",
+        "list",
+        "link",
+        "prefer",
+        "pin",
+        "bump",
+        "target",
+        "build",
+        "file",
+        "label",
+        "split",
+        "describe",
+        "regenerate",
+    ];
+    const THINGS: &[&str] = &[
+        "test",
+        "tests",
+        "suite",
+        "commit",
+        "commits",
+        "changelog",
+        "pr",
+        "prs",
+        "pull",
+        "branch",
+        "branches",
+        "ci",
+        "build",
+        "script",
+        "scripts",
+        "migration",
+        "migrations",
+        "function",
+        "functions",
+        "crate",
+        "crates",
+        "module",
+        "modules",
+        "package",
+        "packages",
+        "dependency",
+        "dependencies",
+        "docs",
+        "documentation",
+        "readme",
+        "code",
+        "repository",
+        "repo",
+        "lint",
+        "linter",
+        "clippy",
+        "fmt",
+        "benchmark",
+        "benchmarks",
+        "issue",
+        "issues",
+        "session",
+        "handoff",
+        "task",
+        "tasks",
+        "file",
+        "files",
+        "cargo",
+        "npm",
+        "pnpm",
+        "yarn",
+        "pytest",
+        "release",
+        "schema",
+        "database",
+        "types",
+        "messages",
+    ];
+    const AGAINST: &[&str] = &[
+        "skip",
+        "bypass",
+        "disable",
+        "ignore",
+        "disregard",
+        "obey",
+        "without",
+        "delete",
+        "remove",
+        "erase",
+        "hide",
+        "conceal",
+        "secret",
+        "secrets",
+        "token",
+        "tokens",
+        "credential",
+        "credentials",
+        "password",
+        "passwords",
+        "instructions",
+        "prompt",
+        "user",
+        "users",
+        "env",
+        "dotenv",
+        "private",
+        "ssh",
+        "verify",
+        "force",
+        "answer",
+        "answers",
+        "reply",
+        "respond",
+        "tell",
+        "unfiltered",
+        "restrictions",
+        "filters",
+        "rules",
+        "only",
+        "push",
+        "merge",
+        "approve",
+        "deploy",
+        "persona",
+        "character",
+        "role",
+    ];
+    let mut lead = true;
+    let mut act = false;
+    let mut thing = clause.contains('`');
+    for w in words(clause) {
+        if AGAINST.contains(&w.as_str()) {
+            return false;
+        }
+        if lead {
+            if LEAD.contains(&w.as_str()) {
+                continue;
+            }
+            // "you must not …", "you will never …": a standing prohibition is not read as a
+            // convention (after the act, "not in the PR body" is a contrast).
+            if matches!(
+                w.as_str(),
+                "not" | "never" | "no" | "don't" | "dont" | "nothing"
+            ) {
+                return false;
+            }
+            lead = false;
+            act = ACTS.contains(&w.as_str());
+            if !act {
+                return false;
+            }
+        }
+        thing |= THINGS.contains(&w.as_str());
+    }
+    // A path or a file's name is one of the repository's things (`NEXT_ACTIONS.md`,
+    // `docs/benchmarks.md`).
+    thing |= clause.split_whitespace().any(|t| {
+        let t = t.trim_matches(|c: char| !c.is_alphanumeric());
+        t.contains('/')
+            || t.rsplit_once('.').is_some_and(|(stem, ext)| {
+                !stem.is_empty()
+                    && (1..=4).contains(&ext.len())
+                    && ext.bytes().all(|b| b.is_ascii_lowercase())
+            })
+    });
+    act && thing
+}
+
 fn check_from_now_on(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let (s, e) = caps.whole();
@@ -3716,6 +3917,9 @@ fn check_from_now_on(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     .iter()
     .any(|m| la.starts_with(m));
     if !modal && !caps.str(3).eq_ignore_ascii_case("your") {
+        return;
+    }
+    if modal && names_a_convention(&text[e..super::super::text::sentence_end(text, e, 240)]) {
         return;
     }
     let f = Finding::new(
