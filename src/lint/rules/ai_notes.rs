@@ -9,7 +9,7 @@
 
 use std::sync::{LazyLock, OnceLock};
 
-use regex::{Regex, RegexSet};
+use regex::bytes::{Regex, RegexSet};
 
 use super::super::engine::{Caps, Finding, Pattern, Scan, Site};
 use super::super::registry::PI002;
@@ -151,19 +151,32 @@ const HOSTILE: [(&str, &str); 17] = [
 /// [`HOSTILE`]'s regexes, each compiled on first need.
 static HOSTILE_RES: [OnceLock<Regex>; HOSTILE.len()] = [const { OnceLock::new() }; HOSTILE.len()];
 
+/// [`HOSTILE`]'s order `i` as it is searched: a bytes regex of ASCII classes, over the
+/// paragraph lowercased ([`lowered`]). In Unicode, the orders' classes under counted runs
+/// (`[^.\n]{0,60}`) cost 140 M instructions to compile as one set, paid by every process
+/// that met one note to AI readers (handoff files address agents often); in ASCII a fifth of
+/// that. A character outside ASCII is a word's character (`\w`), as Unicode has letters.
+fn bytes_source(re: &str) -> String {
+    format!("(?-u){}", re.replace(r"\w", r"[\w\x80-\xFF]"))
+}
+
 /// [`HOSTILE`]'s order `i`, compiled.
 fn hostile(i: usize) -> &'static Regex {
-    HOSTILE_RES[i].get_or_init(|| {
-        Regex::new(&format!("(?i){}", HOSTILE[i].0)).expect("ai-note order compiles")
-    })
+    HOSTILE_RES[i]
+        .get_or_init(|| Regex::new(&bytes_source(HOSTILE[i].0)).expect("ai-note order compiles"))
 }
 
 /// [`HOSTILE`]'s orders as one set: a note's paragraph is read once for all of them, and
 /// only the orders found are searched again for their place (issue #13 item 4).
 static HOSTILE_SET: LazyLock<RegexSet> = LazyLock::new(|| {
-    RegexSet::new(HOSTILE.iter().map(|(re, _)| format!("(?i){re}")))
-        .expect("ai-note orders compile")
+    RegexSet::new(HOSTILE.iter().map(|(re, _)| bytes_source(re))).expect("ai-note orders compile")
 });
+
+/// `text` as [`HOSTILE`]'s orders read it: ASCII letters lowercased, byte for byte (the
+/// orders' offsets are the text's).
+fn lowered(text: &str) -> Vec<u8> {
+    text.as_bytes().to_ascii_lowercase()
+}
 
 /// A note addressed to AI readers is an injection when its paragraph, read on from the
 /// address, orders one of [`HOSTILE`]'s acts; the repository's own guidance passes.
@@ -184,12 +197,13 @@ fn judge(scan: &Scan<'_>, s: usize, e: usize, out: &mut Vec<Finding>) {
     let para_end = text[e..hi].find("\n\n").map_or(hi, |k| e + k);
     let orders = &text[e..para_end];
     // An order the note forbids ("never push directly to main") is no order.
+    let orders = lowered(orders);
     let hostile = HOSTILE_SET
-        .matches(orders)
+        .matches(&orders)
         .iter()
         .map(|i| (hostile(i), HOSTILE[i].1))
         .find_map(|(re, what)| {
-            re.find_iter(orders)
+            re.find_iter(&orders)
                 .find(|m| !negated_before(text, e + m.start()))
                 .map(|m| ((*what).to_string(), e + m.end()))
         });

@@ -174,6 +174,19 @@ pub(crate) fn expand(src: &str) -> String {
     byte_mode(&out)
 }
 
+/// [`expand`] for a `regex::bytes` regex asked only whether a text holds a phrase (or where
+/// one starts and ends at ASCII): its negated classes and `.` read bytes, not whole UTF-8
+/// characters. Under a count (`[^\n.;]{0,40}?`, `[^\n|]{1,200}`) each copy of such a class
+/// is a UTF-8 automaton of its own, which made the rules' helper regexes cost tens of
+/// millions of instructions each to build on the first sentence that needed them; as byte
+/// classes they cost about half. A run then counts bytes: only in text outside ASCII is its
+/// reach shorter.
+pub(crate) fn expand_bytes(src: &str) -> String {
+    expand(src)
+        .replace("(?u:[^", "(?-u:[^")
+        .replace("(?u:.)", "(?-u:.)")
+}
+
 /// Compiles a pattern source in byte-oriented (`-u`) mode, wrapping only the pieces that need
 /// Unicode in `(?u:…)`: negated classes, `.`, `\S`/`\W`/`\D`/`\B`, `\p{…}` and non-ASCII
 /// characters, which must match whole UTF-8 characters.

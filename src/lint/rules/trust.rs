@@ -21,7 +21,7 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex::bytes::Regex;
 
 use super::super::FileKind;
 use super::super::engine::{Caps, Finding, LineFact, Pattern, Scan, Site};
@@ -771,9 +771,11 @@ pub(crate) fn own_public_key(scan: &Scan<'_>, pos: usize) -> bool {
         .any(|k| sentence.contains(k))
 }
 
-/// Compiles one of this file's helper regexes, case-insensitive.
+/// Compiles one of this file's helper regexes, case-insensitive, to read bytes
+/// ([`super::expand_bytes`]): they are asked of a match's text whether it holds a purpose or
+/// a missing check.
 fn rx(src: &str) -> Regex {
-    Regex::new(&super::expand(src)).expect("static regex")
+    Regex::new(&super::expand_bytes(src)).expect("static regex")
 }
 
 /// A falsified state: a record marked as checked, a trust level raised, a TTL extended.
@@ -956,11 +958,13 @@ fn check_trust_forged(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) 
     }
     let verb = verb.to_ascii_lowercase();
     let private = ws.iter().any(|w| PRIVATE.contains(&w.as_str()));
-    let defeat = DEFEATS.captures(&lower);
+    let defeat = DEFEATS.captures(lower.as_bytes());
     // What the check stops doing: telling is concealment, which private data excuses.
     let (defeated, told_of) = match &defeat {
         Some(c) => {
-            let w = c.get(1).map_or("", |g| g.as_str());
+            let w = c
+                .get(1)
+                .map_or("", |g| lower.get(g.range()).unwrap_or_default());
             let telling = ["mention", "show", "report", "look", "see", "seen", "sees"]
                 .iter()
                 .any(|t| w.starts_with(t));
@@ -986,26 +990,28 @@ fn check_trust_forged(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) 
         && !ws.iter().any(|w| rule_id(w));
     // (Regenerating the manifest is what `aahp commit` does, unless it is done to pass over
     // a review: "regenerate the hashes so verify passes without a fresh review".)
-    let forged_record = PASSES.is_match(&lower)
+    let forged_record = PASSES.is_match(lower.as_bytes())
         && ["checksum", "hash", "digest", "sha", "signature", "manifest"]
             .iter()
             .any(|r| lower.contains(r))
-        && (!verb.starts_with("regenerate") || UNCHECKED.is_match(&lower))
+        && (!verb.starts_with("regenerate") || UNCHECKED.is_match(lower.as_bytes()))
         && !lower.contains("aahp commit")
         && !lower.contains("aahp manifest");
     // What is taken out is the record's content (a section, an entry, a failure), not a
     // file the tool manages (a stale lock).
     let content = ws.iter().any(|w| CONTENT.contains(&w.as_str()));
-    let hidden =
-        REMOVING.contains(&verb.as_str()) && content && BEFORE_SEEN.is_match(&lower) && !private;
+    let hidden = REMOVING.contains(&verb.as_str())
+        && content
+        && BEFORE_SEEN.is_match(lower.as_bytes())
+        && !private;
     // The missing check may follow in a clause of its own ("…; nobody ran the tests").
     let (_, sentence_end) = scan.sentence_range(start);
     let reach = super::super::text::floor_char(text, sentence_end.clamp(end, end + 160));
     let after = text[end..reach].to_ascii_lowercase();
-    let falsified = FORGED.is_match(&lower)
-        && (UNCHECKED.is_match(&lower) || UNCHECKED.is_match(&after))
+    let falsified = FORGED.is_match(lower.as_bytes())
+        && (UNCHECKED.is_match(lower.as_bytes()) || UNCHECKED.is_match(after.as_bytes()))
         || impersonated(&lower);
-    let skipped = SKIPPED.is_match(&lower);
+    let skipped = SKIPPED.is_match(lower.as_bytes());
     let defeats = !only_aiignore && (defeated || skipped || forged_record || hidden || falsified);
     if !defeats || !ordered(scan, act) {
         return;
@@ -1028,8 +1034,8 @@ fn check_trust_forged(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) 
 /// ([`IMPERSONATED`]); "commit as the maintainer asked" and "write it as a reviewer would"
 /// follow that person, they do not pose as them.
 fn impersonated(lower: &str) -> bool {
-    IMPERSONATED.find_iter(lower).any(|m| {
-        let next = words(&lower[m.end()..]).next();
+    IMPERSONATED.find_iter(lower.as_bytes()).any(|m| {
+        let next = words(lower.get(m.end()..).unwrap_or_default()).next();
         !next.is_some_and(|w| {
             matches!(
                 w.as_str(),

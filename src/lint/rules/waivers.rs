@@ -13,7 +13,7 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex::bytes::Regex;
 
 use super::super::Severity;
 use super::super::engine::{Caps, Finding, Pattern, Scan};
@@ -25,11 +25,11 @@ use super::{excerpt, hypothetical_request_before, negated_before, push_pi};
 const WAIVER: &str = r"\bno\s+need\s+(?:for\s+(?:a\s+|any\s+)?(?:review|confirmation|approval|permission)|to\s+(?:ask|confirm|check|wait|request|seek|get\s+approval|double-check))\b|\b(?:do\s+not|don'?t|never|need\s+not|needn'?t)\s+(?:need\s+to\s+)?(?:ask|confirm|check\s+with|wait\s+for|request|seek)\b|\bwithout\s+waiting\s+for\s+(?:a\s+|any\s+)?(?:review|approval|confirmation|sign-?off)\b|\bwithout\s+(?:asking|confirmation|confirming|(?:a\s+|any\s+|human\s+|further\s+)?(?:review|reviews|approval|permission|prompting|sign-?off)|checking\s+with)\b|\b(?:reviews?|checks?|safety|security|guidelines|restrictions|rules|polic(?:y|ies)|approvals?|sign-?off|confirmation)\b[^.\n]{0,40}?\b(?:is|are|has\s+been|have\s+been)\s+(?:waived|suspended|lifted|disabled|not\s+required|unnecessary|switched\s+off|turned\s+off)\b|\bexempt\s+from\b|\boverrides?\s+(?:anything|everything|whatever|all)\b|\b(?:cleared|authori[sz]ed|allowed|permitted)\s+to\s+(?:skip|bypass|ignore|disable|read|print|push|delete|force|deploy|merge)\b|\b(?:skip|bypass|ignore|omit)\s+(?:the\s+|all\s+|any\s+|its\s+|these\s+|every\s+|further\s+)?(?:[\w`'.-]+\s+){0,2}?(?:checks?|verification|verify|review|re-?review|re-?checks?|lint(?:er|ing)?|warnings?|gate|validation)\b|\b(?:no\s+need\s+to|do\s+not|don'?t|never)\s+(?:run\s+)?(?:re-?verify|verify|re-?check|validate|re-?review|review)\b|\bwithout\s+(?:any\s+|further\s+)?(?:checking|checks|verification|verifying|validation|re-?checking)\b|\bno\s+(?:further\s+)?(?:review|checks?|verification)\b|\b(?:treat|mark|consider|regard)\s+(?:it|this|them|these|those|everything|(?:the|these|those|this|all)\s+(?:[\w-]+\s+){0,4}?)(?:as\s+)?(?:trusted|verified|reviewed|safe|human-reviewed)\b|\b(?:trust|accept|follow|obey|execute|apply)\s+(?:it|this|them|these|everything|all|every\s+\w+|the\s+(?:rest|handoff|notes|instructions|steps|file|document)(?:\s+[\w-]+){0,3}?)\s+(?:fully|blindly|completely|as\s+(?:written|given|is)|without)\b|\btrust\s+(?:it|this|them|these|everything|all)\s+and\b";
 
 static WAIVER_RE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(&super::expand(WAIVER)).expect("static regex"));
+    LazyLock::new(|| Regex::new(&super::expand_bytes(WAIVER)).expect("static regex"));
 
 /// A claim that someone in charge approved, or sends, what follows.
 static AUTHORITY_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&super::expand(
+    Regex::new(&super::expand_bytes(
         r"\b(?:owners?|maintainers?|admins?|administrators?|security\s+team|platform\s+team|user|operator|cto|ciso|ceo|lead|management|staff|anthropic|openai|reviewers?|team)\b[^.\n]{0,40}?\b(?:has|have)\s+(?:already\s+)?(?:pre-?approved|approved|authori[sz]ed|signed\s+off|consented|given\s+(?:consent|permission|approval|the\s+go-ahead)|cleared|okayed|granted|waived|allowed)|\b(?:signed\s+off|pre-?approved|pre-?authori[sz]ed|already\s+(?:approved|authori[sz]ed))\b|\b(?:message|notice|note|memo|directive|order|approval|instruction)s?\s*\(?\s*(?:comes\s+)?(?:directly\s+)?from\s+(?:the\s+)?(?:repository\s+|repo\s+|project\s+|lead\s+)?(?:owners?|maintainers?|admins?|security|platform|anthropic|openai|staff|management|cto|ciso|operator)|\bper\s+(?:the\s+)?(?:lead\s+)?(?:owners?|maintainers?|admins?|cto|ciso|ceo|security\s+team|management|lead)\b|\bauthori[sz]ed\s+(?:red[- ]team|penetration|pen[- ]?test|security\s+(?:test|exercise|audit))|\b(?:written|sent|issued|approved)\s+by\s+(?:the\s+)?(?:owners?|maintainers?|admins?|security\s+team|anthropic|openai|cto|ciso)\b|\b(?:official|system)\s+notice\b|\badmin\s+override\b|\b(?:verified|reviewed|approved|validated|audited|vetted|checked|confirmed(?:\s+safe)?|cleared)\s+(?:and\s+\w+\s+)?by\s+(?:the\s+|a\s+|an\s+|our\s+)?(?:@[\w-]+|humans?|maintainers?|owners?|admins?|security|reviewers?|lead|team|project\s+owner|project\s+lead)\b|\b(?:already|has\s+been|have\s+been)\s+(?:fully\s+)?(?:verified|reviewed|vetted|audited|validated|checked|approved)\b|\bpassed\s+(?:a\s+)?(?:human\s+|security\s+|manual\s+)?review\b|\b(?:reviewed|verified|approved)\s*:\s*(?:yes|true|done|ok)\b|\b(?:owners?|maintainers?|admins?|security\s+team|reviewers?|lead)\b[^.\n]{0,20}?\b(?:verified|validated|reviewed|audited|vetted)\b",
     ))
     .expect("static regex")
@@ -324,7 +324,7 @@ fn check_authority(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     }
     let (a, b) = paragraph(text, (s, e), REACH);
     let passage = &text[a..b];
-    let Some(claim) = AUTHORITY_RE.find(passage) else {
+    let Some(claim) = AUTHORITY_RE.find(passage.as_bytes()) else {
         return;
     };
     let lower = passage.to_ascii_lowercase();
@@ -357,7 +357,7 @@ fn check_authority(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         e,
         format!(
             "waives the reader's confirmation, review or rules on a claimed authority ({}): {}",
-            excerpt(claim.as_str()),
+            excerpt(passage.get(claim.range()).unwrap_or_default()),
             excerpt(&text[s..e])
         ),
     )
@@ -376,7 +376,7 @@ fn harmful(payload: &str) -> bool {
             "not" | "never" | "don't" | "dont" | "mustn't" | "avoid" | "no"
         )
     });
-    WAIVER_RE.is_match(payload)
+    WAIVER_RE.is_match(payload.as_bytes())
         || !forbids && super::actions::carried_act(payload).is_some()
         || ["never ask", "without asking", "pre-approved", "preapproved"]
             .iter()
@@ -670,7 +670,7 @@ const GUARDED: &[&str] = &[
 /// a destructive verb on a guarded object, an approval or a dictated verdict.
 fn harmful_act(main: &str) -> bool {
     let lower = main.to_ascii_lowercase();
-    if super::actions::carried_act(main).is_some() || WAIVER_RE.is_match(main) {
+    if super::actions::carried_act(main).is_some() || WAIVER_RE.is_match(main.as_bytes()) {
         return true;
     }
     let ws: Vec<String> = words(&lower).collect();
