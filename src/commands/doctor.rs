@@ -646,6 +646,8 @@ fn script_runs(script: &str, stage: &str, errexit: bool) -> ManagerRun {
     // Open `if`/`case`/loop blocks, and whether a condition can end the script before it.
     let mut depth = 0usize;
     let mut may_exit = false;
+    // A variable set before it that makes it skip the check or judge other content.
+    let mut overridden: Option<String> = None;
     for (i, line) in lines.iter().enumerate() {
         // An `exit` before it ends the script first.
         let words: Vec<&str> = line.split_whitespace().collect();
@@ -659,6 +661,9 @@ fn script_runs(script: &str, stage: &str, errexit: bool) -> ManagerRun {
         // The words before it on its line count as earlier lines do.
         let before = position.map_or(commands.len(), |at| at);
         for (c, _) in &commands[..before] {
+            if overridden.is_none() {
+                overridden = gate_override(c, true);
+            }
             for w in c.split_whitespace() {
                 match w {
                     "if" | "case" | "while" | "until" | "for" => depth += 1,
@@ -679,6 +684,9 @@ fn script_runs(script: &str, stage: &str, errexit: bool) -> ManagerRun {
             }
             continue;
         };
+        if let Some(why) = gate_override(&commands[at].0, false).or(overridden) {
+            return ManagerRun::Swallowed(why);
+        }
         if depth > 0 {
             return ManagerRun::Conditional("inside an `if`, `case` or loop of the script".into());
         }
@@ -725,6 +733,55 @@ fn script_runs(script: &str, stage: &str, errexit: bool) -> ManagerRun {
     ManagerRun::Absent("the script never runs it as a command of its own".into())
 }
 
+/// The variables that make `git aahp hook` skip its check (`AAHP_SKIP_VERIFY`) or judge other
+/// content than git commits (git's own location variables: another index, repository, work
+/// tree or object store). Git hands a hook the ones it uses; a script that sets one before
+/// the gate, for it alone (`VAR=… git aahp hook …`) or for the rest of the script
+/// (`VAR=…`, `export VAR=…`), passed doctor as a script that runs it (review atk41 #4).
+const GATE_OVERRIDES: &[&str] = &[
+    crate::commands::verify::SKIP_ENV,
+    "GIT_INDEX_FILE",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_COMMON_DIR",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_NAMESPACE",
+];
+
+/// Why the variables `command` sets change what the gate judges, if they do: its leading
+/// `VAR=value` words, or (`alone`: a command before the gate) an `export`, `readonly` or
+/// `declare` of one, or a line of assignments only.
+fn gate_override(command: &str, alone: bool) -> Option<String> {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let declares = matches!(
+        words.first().copied(),
+        Some("export" | "readonly" | "declare" | "typeset" | "local")
+    );
+    let assignments = words
+        .iter()
+        .skip(usize::from(declares))
+        .take_while(|w| w.contains('=') && !w.starts_with('-'));
+    let only_assignments = assignments.clone().count() + usize::from(declares) == words.len();
+    if alone && !declares && !only_assignments {
+        return None;
+    }
+    assignments
+        .filter_map(|w| w.split_once('='))
+        .find(|(name, value)| {
+            let value = value.trim_matches(['"', '\'']);
+            GATE_OVERRIDES.contains(name)
+                && (*name != crate::commands::verify::SKIP_ENV || !matches!(value, "" | "0"))
+        })
+        .map(|(name, _)| {
+            if name == crate::commands::verify::SKIP_ENV {
+                format!("`{name}=…` before it skips the check")
+            } else {
+                format!("`{name}=…` before it makes it judge other content than git commits")
+            }
+        })
+}
+
 /// A shell line's commands, each with the operator after it (`;`, `&&`, `||`, `|`, `&`, or
 /// `""` at the end); quoted text is kept whole.
 fn shell_commands(line: &str) -> Vec<(String, &'static str)> {
@@ -750,6 +807,11 @@ fn shell_commands(line: &str) -> Vec<(String, &'static str)> {
             // A group's braces are words of their own; `{1}` (lefthook's arguments) is not one.
             '{' if chars.peek().is_none_or(|n| n.is_whitespace()) => Some(";"),
             '}' if cur.trim().is_empty() || cur.ends_with(char::is_whitespace) => Some(";"),
+            // A redirection (`2>&1`, `&>file`) is no separator.
+            '&' if cur.ends_with('>') || chars.peek() == Some(&'>') => {
+                cur.push(c);
+                None
+            }
             '&' if chars.peek() == Some(&'&') => {
                 chars.next();
                 Some("&&")

@@ -797,3 +797,63 @@ fn the_handoff_directorys_attributes_need_the_merge_driver_too() {
         false
     );
 }
+
+/// Review atk41 #4: a hook script that sets `AAHP_SKIP_VERIFY=1` (for the gate alone or for
+/// the rest of the script) never checks anything, and one that points the gate at another
+/// index, repository or object store judges other content than git commits: both passed
+/// doctor as scripts that run the gate. A redirection (`2>&1`) is no background `&`.
+#[test]
+fn doctor_fails_a_hook_script_that_makes_the_gate_skip_or_judge_other_content() {
+    let repo = TestRepo::with_handoff();
+    let pre_commit = |repo: &TestRepo| {
+        let out = repo.aahp(&["doctor", "--json"]);
+        checks(&out, "hooks").into_iter().next().unwrap()
+    };
+    repo.git(&["config", "core.hooksPath", ".husky/_"]);
+    hook(
+        &repo,
+        ".husky/_/pre-commit",
+        "#!/bin/sh\n. \"$(dirname \"$0\")/h\"\n",
+    );
+    for (script, needle) in [
+        (
+            "AAHP_SKIP_VERIFY=1 git aahp hook pre-commit\n",
+            "AAHP_SKIP_VERIFY",
+        ),
+        (
+            "export AAHP_SKIP_VERIFY=1\ngit aahp hook pre-commit\n",
+            "AAHP_SKIP_VERIFY",
+        ),
+        (
+            "AAHP_SKIP_VERIFY=1; export AAHP_SKIP_VERIFY\ngit aahp hook pre-commit\n",
+            "AAHP_SKIP_VERIFY",
+        ),
+        (
+            "GIT_INDEX_FILE=/dev/null git aahp hook pre-commit\n",
+            "GIT_INDEX_FILE",
+        ),
+        (
+            "export GIT_DIR=/tmp/other.git\ngit aahp hook pre-commit\n",
+            "GIT_DIR",
+        ),
+        (
+            "git aahp hook pre-commit >/dev/null 2>&1 || echo failed\n",
+            "`|| echo failed`",
+        ),
+    ] {
+        repo.write(".husky/pre-commit", format!("#!/bin/sh\n{script}"));
+        let (verdict, message) = pre_commit(&repo);
+        assert!(
+            verdict == "fail" && message.contains(needle),
+            "{script}\n{message}"
+        );
+    }
+    for script in [
+        "AAHP_SKIP_VERIFY=0 git aahp hook pre-commit\n",
+        "GIT_DIR=../tools/.git git fetch -q\ngit aahp hook pre-commit\n",
+        "git aahp hook pre-commit 2>&1\n",
+    ] {
+        repo.write(".husky/pre-commit", format!("#!/bin/sh\n{script}"));
+        assert_eq!(pre_commit(&repo).0, "ok", "{script}");
+    }
+}
