@@ -753,6 +753,17 @@ const GATE_OVERRIDES: &[&str] = &[
 /// `VAR=value` words, or (`alone`: a command before the gate) an `export`, `readonly` or
 /// `declare` of one, or a line of assignments only.
 fn gate_override(command: &str, alone: bool) -> Option<String> {
+    override_name(command, alone).map(|name| {
+        if name == crate::commands::verify::SKIP_ENV {
+            format!("`{name}=…` before it skips the check")
+        } else {
+            format!("`{name}=…` before it makes it judge other content than git commits")
+        }
+    })
+}
+
+/// The variable of [`GATE_OVERRIDES`] `command` sets (see [`gate_override`]).
+fn override_name(command: &str, alone: bool) -> Option<&'static str> {
     let words: Vec<&str> = command.split_whitespace().collect();
     let declares = matches!(
         words.first().copied(),
@@ -768,18 +779,52 @@ fn gate_override(command: &str, alone: bool) -> Option<String> {
     }
     assignments
         .filter_map(|w| w.split_once('='))
-        .find(|(name, value)| {
+        .find_map(|(name, value)| {
             let value = value.trim_matches(['"', '\'']);
-            GATE_OVERRIDES.contains(name)
-                && (*name != crate::commands::verify::SKIP_ENV || !matches!(value, "" | "0"))
+            GATE_OVERRIDES
+                .iter()
+                .copied()
+                .find(|v| *v == name)
+                .filter(|v| *v != crate::commands::verify::SKIP_ENV || !matches!(value, "" | "0"))
         })
-        .map(|(name, _)| {
-            if name == crate::commands::verify::SKIP_ENV {
-                format!("`{name}=…` before it skips the check")
-            } else {
-                format!("`{name}=…` before it makes it judge other content than git commits")
+}
+
+/// A variable of git's (not `AAHP_SKIP_VERIFY`, which `--level ci` ignores) that a workflow
+/// sets for a gate step, in an `env:` of the workflow, the job or the step, or in the
+/// step's script before the gate or for it alone: the gate then judges another index,
+/// repository or object store than the checkout (review atk41 #4).
+fn ci_gate_override(doc: &Yaml, job: &Yaml, step: &Yaml) -> Option<String> {
+    let git_var = |name: &str| {
+        GATE_OVERRIDES
+            .iter()
+            .any(|v| *v == name && *v != crate::commands::verify::SKIP_ENV)
+    };
+    for (y, whose) in [
+        (doc, "the workflow's"),
+        (job, "the job's"),
+        (step, "the step's"),
+    ] {
+        if let Some(env) = y["env"].as_hash()
+            && let Some(name) = env.keys().filter_map(Yaml::as_str).find(|k| git_var(k))
+        {
+            return Some(format!("{whose} `env` sets {name}"));
+        }
+    }
+    let mut earlier = None;
+    for line in logical_lines(step["run"].as_str().unwrap_or("")) {
+        for (c, _) in shell_commands(&line) {
+            if runs_gate_command(&c) {
+                if let Some(name) = override_name(&c, false).filter(|n| git_var(n)).or(earlier) {
+                    return Some(format!("the script sets {name} for it"));
+                }
+                return None;
             }
-        })
+            if earlier.is_none() {
+                earlier = override_name(&c, true).filter(|n| git_var(n));
+            }
+        }
+    }
+    None
 }
 
 /// A shell line's commands, each with the operator after it (`;`, `&&`, `||`, `|`, `&`, or
@@ -1315,6 +1360,22 @@ fn audit_workflow(rel: &str, doc: &Yaml, checks: &mut Vec<Check>) -> bool {
                     ),
                 )
                 .hint("leave --base out (the gate reads the pull request's base) or pass the event's base"),
+            );
+        }
+        for why in gate_steps
+            .iter()
+            .filter_map(|s| ci_gate_override(doc, job, s))
+        {
+            checks.push(
+                Check::new(
+                    "ci",
+                    Verdict::Fail,
+                    format!(
+                        "{at}: {why}, so the gate judges another index, repository or object \
+                         store than the checkout"
+                    ),
+                )
+                .hint("leave git's location variables unset for the gate's step"),
             );
         }
         if continues_on_error(job) || gate_steps.iter().any(|s| continues_on_error(s)) {

@@ -857,3 +857,54 @@ fn doctor_fails_a_hook_script_that_makes_the_gate_skip_or_judge_other_content() 
         assert_eq!(pre_commit(&repo).0, "ok", "{script}");
     }
 }
+
+/// Review atk41 #4, in CI: a workflow that points the gate at another repository, index or
+/// object store (git's location variables in an `env:` or in the step's script) judges
+/// other content than the checkout, and passed as a workflow that runs the gate.
+#[test]
+fn a_ci_gate_pointed_at_another_repository_fails() {
+    let repo = TestRepo::with_handoff();
+    let gate = "      - run: git aahp verify --level ci\n";
+    for (workflow, needle) in [
+        (
+            GOOD_WORKFLOW.replace(
+                gate,
+                "      - run: GIT_DIR=/tmp/clean/.git GIT_WORK_TREE=/tmp/clean git aahp verify --level ci\n",
+            ),
+            "the script sets GIT_DIR",
+        ),
+        (
+            GOOD_WORKFLOW.replace(
+                gate,
+                "      - run: |\n          export GIT_INDEX_FILE=/tmp/index\n          git aahp verify --level ci\n",
+            ),
+            "the script sets GIT_INDEX_FILE",
+        ),
+        (
+            GOOD_WORKFLOW.replace(
+                gate,
+                "      - run: git aahp verify --level ci\n        env:\n          GIT_OBJECT_DIRECTORY: /tmp/objects\n",
+            ),
+            "the step's `env` sets GIT_OBJECT_DIRECTORY",
+        ),
+        (
+            GOOD_WORKFLOW.replace(
+                "    runs-on: ubuntu-latest\n",
+                "    runs-on: ubuntu-latest\n    env:\n      GIT_DIR: /tmp/clean/.git\n",
+            ),
+            "the job's `env` sets GIT_DIR",
+        ),
+    ] {
+        fails_with(&repo, ".github/workflows/handoff.yml", &workflow, needle);
+    }
+    // Another command's own variables, and AAHP_SKIP_VERIFY (ignored at --level ci), leave it.
+    repo.write(
+        ".github/workflows/handoff.yml",
+        GOOD_WORKFLOW.replace(
+            gate,
+            "      - run: |\n          GIT_DIR=../tools/.git git fetch -q\n          AAHP_SKIP_VERIFY=1 git aahp verify --level ci\n",
+        ),
+    );
+    let out = repo.aahp(&["doctor", "--json"]);
+    assert!(!failing(&out, "ci", "another index"), "{out}");
+}
