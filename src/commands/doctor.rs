@@ -438,6 +438,11 @@ fn lefthook_runs(root: &Path, stage: &str) -> ManagerRun {
             }
             v => v,
         };
+        // Its `env:` may make it skip the check, or judge other content.
+        let verdict = match (verdict, entry_env_override(e)) {
+            (ManagerRun::Runs | ManagerRun::NoStdin, Some(why)) => ManagerRun::Swallowed(why),
+            (v, _) => v,
+        };
         if matches!(verdict, ManagerRun::Runs) {
             return lefthook_conditions(root, file, section, e, stage).unwrap_or(verdict);
         }
@@ -449,6 +454,22 @@ fn lefthook_runs(root: &Path, stage: &str) -> ManagerRun {
         return ManagerRun::NotChecked(format!("{file}'s {stage} scripts are not read"));
     }
     best
+}
+
+/// A lefthook command's `env:` that sets one of [`GATE_OVERRIDES`] (review atk41 #4).
+fn entry_env_override(entry: &Yaml) -> Option<String> {
+    let env = entry["env"].as_hash()?;
+    env.iter().find_map(|(k, v)| {
+        let name = k.as_str()?;
+        let value = match v {
+            Yaml::String(s) => s.clone(),
+            Yaml::Integer(i) => i.to_string(),
+            Yaml::Boolean(b) => b.to_string(),
+            _ => String::new(),
+        };
+        gate_override(&format!("{name}={value} git aahp"), false)
+            .map(|why| why.replace("before it", "in its `env:`"))
+    })
 }
 
 /// What makes lefthook skip a command that runs the hook, if anything: the stage's or the

@@ -848,6 +848,28 @@ fn doctor_fails_a_hook_script_that_makes_the_gate_skip_or_judge_other_content() 
             "{script}\n{message}"
         );
     }
+    // lefthook: the command's `env:` does the same.
+    repo.git(&["config", "--unset", "core.hooksPath"]);
+    hook(
+        &repo,
+        ".git/hooks/pre-commit",
+        "#!/bin/sh\n# lefthook\nexec lefthook run \"pre-commit\" \"$@\"\n",
+    );
+    let gate = "pre-commit:\n  commands:\n    aahp:\n      run: git aahp hook pre-commit\n";
+    repo.write("lefthook.yml", gate);
+    assert_eq!(pre_commit(&repo).0, "ok");
+    repo.write(
+        "lefthook.yml",
+        format!("{gate}      env:\n        AAHP_SKIP_VERIFY: 1\n"),
+    );
+    let (verdict, message) = pre_commit(&repo);
+    assert!(
+        verdict == "fail" && message.contains("`AAHP_SKIP_VERIFY=…` in its `env:`"),
+        "{message}"
+    );
+    std::fs::remove_file(repo.path().join("lefthook.yml")).unwrap();
+    std::fs::remove_file(repo.path().join(".git/hooks/pre-commit")).unwrap();
+    repo.git(&["config", "core.hooksPath", ".husky/_"]);
     for script in [
         "AAHP_SKIP_VERIFY=0 git aahp hook pre-commit\n",
         "GIT_DIR=../tools/.git git fetch -q\ngit aahp hook pre-commit\n",
