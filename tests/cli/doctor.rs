@@ -16,7 +16,7 @@ jobs:
       - uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683
         with:
           fetch-depth: 0
-      - run: cargo install --locked git-aahp
+      - run: cargo install --locked --git https://github.com/owner/git-aahp git-aahp
       - run: git aahp verify --level ci
 ";
 
