@@ -409,6 +409,31 @@ fn hook(repo: &TestRepo, rel: &str, text: &str) {
     .unwrap();
 }
 
+/// The first `hooks` check doctor makes (the pre-commit hook's), as (verdict, message).
+fn pre_commit(repo: &TestRepo) -> (String, String) {
+    let out = repo.aahp(&["doctor", "--json"]);
+    checks(&out, "hooks").into_iter().next().unwrap()
+}
+
+/// lefthook's own pre-commit hook, installed where git looks.
+fn lefthook_hook(repo: &TestRepo) {
+    hook(
+        repo,
+        ".git/hooks/pre-commit",
+        "#!/bin/sh\n# lefthook\nexec lefthook run \"pre-commit\" \"$@\"\n",
+    );
+}
+
+/// husky's set-up: `core.hooksPath` at `.husky/_`, whose pre-commit runs `.husky/pre-commit`.
+fn husky_hook(repo: &TestRepo) {
+    repo.git(&["config", "core.hooksPath", ".husky/_"]);
+    hook(
+        repo,
+        ".husky/_/pre-commit",
+        "#!/bin/sh\n. \"$(dirname \"$0\")/h\"\n",
+    );
+}
+
 /// Review s23 #15 (a): a hook manager's configuration that merely mentions the command (in
 /// `echo`, a comment, after `exit 0`), one whose hook is not installed where git looks, or
 /// one that ignores the command's failure (`|| true`) runs nothing: `doctor` fails it, and
@@ -547,12 +572,7 @@ fn doctor_says_a_hook_manager_runs_git_aahp_only_when_it_does() {
     );
     let found = hooks_ok(&repo);
     assert!(found.iter().all(|(v, _)| v == "fail"), "{found:?}");
-    repo.git(&["config", "core.hooksPath", ".husky/_"]);
-    hook(
-        &repo,
-        ".husky/_/pre-commit",
-        "#!/bin/sh\n. \"$(dirname \"$0\")/h\"\n",
-    );
+    husky_hook(&repo);
     let found = hooks_ok(&repo);
     assert!(
         found[0].0 == "fail" && found[0].1.contains("exits before"),
@@ -620,15 +640,7 @@ fn doctor_fails_a_shim_git_skips_and_hooks_switched_off() {
 #[test]
 fn doctor_fails_a_hook_manager_that_runs_the_gate_only_under_a_condition() {
     let repo = TestRepo::with_handoff();
-    let pre_commit = |repo: &TestRepo| {
-        let out = repo.aahp(&["doctor", "--json"]);
-        checks(&out, "hooks").into_iter().next().unwrap()
-    };
-    hook(
-        &repo,
-        ".git/hooks/pre-commit",
-        "#!/bin/sh\n# lefthook\nexec lefthook run \"pre-commit\" \"$@\"\n",
-    );
+    lefthook_hook(&repo);
     let gate = "pre-commit:\n  commands:\n    aahp:\n      run: git aahp hook pre-commit\n";
     repo.write("lefthook.yml", gate);
     assert_eq!(pre_commit(&repo).0, "ok");
@@ -720,12 +732,7 @@ fn doctor_fails_a_hook_manager_that_runs_the_gate_only_under_a_condition() {
     std::fs::remove_file(repo.path().join(".git/hooks/pre-commit")).unwrap();
 
     // Husky: a condition that can end the script before the gate.
-    repo.git(&["config", "core.hooksPath", ".husky/_"]);
-    hook(
-        &repo,
-        ".husky/_/pre-commit",
-        "#!/bin/sh\n. \"$(dirname \"$0\")/h\"\n",
-    );
+    husky_hook(&repo);
     for script in [
         "if git diff --cached --quiet -- .ai/handoff; then exit 0; fi\ngit aahp hook pre-commit\n",
         "[ -n \"$(git diff --cached --name-only -- .ai/handoff)\" ] || exit 0\ngit aahp hook pre-commit\n",
@@ -805,16 +812,7 @@ fn the_handoff_directorys_attributes_need_the_merge_driver_too() {
 #[test]
 fn doctor_fails_a_hook_script_that_makes_the_gate_skip_or_judge_other_content() {
     let repo = TestRepo::with_handoff();
-    let pre_commit = |repo: &TestRepo| {
-        let out = repo.aahp(&["doctor", "--json"]);
-        checks(&out, "hooks").into_iter().next().unwrap()
-    };
-    repo.git(&["config", "core.hooksPath", ".husky/_"]);
-    hook(
-        &repo,
-        ".husky/_/pre-commit",
-        "#!/bin/sh\n. \"$(dirname \"$0\")/h\"\n",
-    );
+    husky_hook(&repo);
     for (script, needle) in [
         (
             "AAHP_SKIP_VERIFY=1 git aahp hook pre-commit\n",
@@ -850,11 +848,7 @@ fn doctor_fails_a_hook_script_that_makes_the_gate_skip_or_judge_other_content() 
     }
     // lefthook: the command's `env:` does the same.
     repo.git(&["config", "--unset", "core.hooksPath"]);
-    hook(
-        &repo,
-        ".git/hooks/pre-commit",
-        "#!/bin/sh\n# lefthook\nexec lefthook run \"pre-commit\" \"$@\"\n",
-    );
+    lefthook_hook(&repo);
     let gate = "pre-commit:\n  commands:\n    aahp:\n      run: git aahp hook pre-commit\n";
     repo.write("lefthook.yml", gate);
     assert_eq!(pre_commit(&repo).0, "ok");
