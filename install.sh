@@ -18,6 +18,9 @@ die() {
     printf 'install.sh: %s\n' "$*" >&2
     exit 1
 }
+# A path as it may stand between double quotes in a line the user pastes into a shell: `\`,
+# `"`, `$` and backquotes escaped, so a directory named `$(…)` is a name, never a command.
+dq() { printf '%s' "$1" | sed 's/[\\"$`]/\\&/g'; }
 
 here=$(cd "$(dirname "$0")" && pwd)
 command -v cargo >/dev/null 2>&1 || die "cargo not found; install a Rust toolchain first (https://rustup.rs)"
@@ -67,7 +70,7 @@ say "    $zsh_dir/_git-aahp (zsh: add $zsh_dir to fpath)"
 say "    $fish_dir/git-aahp.fish"
 if [ -n "${BASH_COMPLETION_DIR:-}" ]; then
     note "bash-completion searches $BASH_COMPLETION_DIR only if you load it, e.g. in ~/.bashrc:"
-    note "  . \"$BASH_COMPLETION_DIR/git-aahp\""
+    note "  . \"$(dq "$BASH_COMPLETION_DIR")/git-aahp\""
 fi
 
 say "==> checking the installation"
@@ -82,7 +85,7 @@ PATH="$PREFIX/bin:$PATH" git aahp -h >/dev/null || die "\`git aahp -h\` failed"
 if [ "$on_path" = no ]; then
     note "$PREFIX/bin is not on PATH, so \`git aahp\` cannot find git-aahp yet; add this line to"
     note "your shell's profile (~/.profile, ~/.bashrc, ~/.zshrc) and open a new shell:"
-    note "  export PATH=\"$PREFIX/bin:\$PATH\""
+    note "  export PATH=\"$(dq "$PREFIX/bin"):\$PATH\""
 fi
 
 # `git aahp --help` is turned by git into `man git-aahp`, which needs the page on MANPATH.
@@ -93,9 +96,9 @@ elif found=$(man -w git-aahp 2>/dev/null) && [ "$found" = "$page" ]; then
     say "    git aahp --help: shows $found"
 elif [ -n "${found:-}" ]; then
     note "man finds another git-aahp page first ($found); put $MANDIR first on MANPATH:"
-    note "  export MANPATH=\"$MANDIR:\${MANPATH:-}\""
+    note "  export MANPATH=\"$(dq "$MANDIR"):\${MANPATH:-}\""
 else
     note "man does not search $MANDIR, so \`git aahp --help\` cannot show the page yet:"
-    note "  export MANPATH=\"$MANDIR:\${MANPATH:-}\""
+    note "  export MANPATH=\"$(dq "$MANDIR"):\${MANPATH:-}\""
 fi
 say "git-aahp is installed."

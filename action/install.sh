@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs git-aahp for the composite action (action.yml): a release binary whose SHA-256 is
-# checked against the release's SHA256SUMS, else `cargo install --locked`. Puts its
+# checked against the release's SHA256SUMS, else `cargo install --locked` of the action's own
+# source (its checkout, or the repository's tag vVERSION; never a registry's crate). Puts its
 # directory on PATH for the later steps ($GITHUB_PATH).
 #
 #   AAHP_VERSION      version to install: `0.1.0` or `v0.1.0`; empty: the action's own tag
@@ -72,12 +73,16 @@ from_release() {
     say "checksum verified ($got)"
 }
 
+# Builds from the action's own source, never from a registry: git-aahp is published as this
+# repository's releases and tags only, so a crate of that name on crates.io is anyone's, and
+# building it would hand the gate to whoever owns the name (review atk41 #1). The action's
+# checkout is used when it is the version asked for, else the repository's tag.
 from_source() {
     command -v cargo >/dev/null 2>&1 || die "no release binary to use and cargo is not installed"
-    if [ -n "$version" ]; then
-        say "building git-aahp $version with cargo install --locked"
-        cargo install --locked --root "$dest" --version "$version" git-aahp ||
-            cargo install --locked --root "$dest" --git "https://github.com/${ACTION_REPOSITORY:?}" --tag "v$version" git-aahp
+    if [ -n "$version" ] && [ "${ACTION_REF:-}" != "v$version" ] && [ "${ACTION_REF:-}" != "$version" ]; then
+        say "building git-aahp $version from tag v$version of ${ACTION_REPOSITORY:?} with cargo install --locked"
+        cargo install --locked --root "$dest" --git "https://github.com/${ACTION_REPOSITORY:?}" --tag "v$version" git-aahp ||
+            die "could not build git-aahp from tag v$version of $ACTION_REPOSITORY"
     else
         say "building git-aahp from the action's source with cargo install --locked"
         cargo install --locked --root "$dest" --path "${ACTION_PATH:?}"

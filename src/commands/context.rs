@@ -305,7 +305,7 @@ fn inner_name<'p>(dir: &HandoffDir, path: &'p str) -> &'p str {
 /// by that alone: the manifest in the work tree may be one no gate judged (written by `git
 /// aahp manifest` after a hand edit, committed with `--no-verify`), and its parts were shown
 /// as verified project state with an injection in them (review atk40 #2).
-fn blocking_rules(
+pub(super) fn blocking_rules(
     cfg: &crate::lint::LintConfig,
     dir: &HandoffDir,
     file: &str,

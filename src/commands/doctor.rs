@@ -438,6 +438,11 @@ fn lefthook_runs(root: &Path, stage: &str) -> ManagerRun {
             }
             v => v,
         };
+        // Its `env:` may make it skip the check, or judge other content.
+        let verdict = match (verdict, entry_env_override(e)) {
+            (ManagerRun::Runs | ManagerRun::NoStdin, Some(why)) => ManagerRun::Swallowed(why),
+            (v, _) => v,
+        };
         if matches!(verdict, ManagerRun::Runs) {
             return lefthook_conditions(root, file, section, e, stage).unwrap_or(verdict);
         }
@@ -449,6 +454,22 @@ fn lefthook_runs(root: &Path, stage: &str) -> ManagerRun {
         return ManagerRun::NotChecked(format!("{file}'s {stage} scripts are not read"));
     }
     best
+}
+
+/// A lefthook command's `env:` that sets one of [`GATE_OVERRIDES`] (review atk41 #4).
+fn entry_env_override(entry: &Yaml) -> Option<String> {
+    let env = entry["env"].as_hash()?;
+    env.iter().find_map(|(k, v)| {
+        let name = k.as_str()?;
+        let value = match v {
+            Yaml::String(s) => s.clone(),
+            Yaml::Integer(i) => i.to_string(),
+            Yaml::Boolean(b) => b.to_string(),
+            _ => String::new(),
+        };
+        gate_override(&format!("{name}={value} git aahp"), false)
+            .map(|why| why.replace("before it", "in its `env:`"))
+    })
 }
 
 /// What makes lefthook skip a command that runs the hook, if anything: the stage's or the
@@ -646,6 +667,8 @@ fn script_runs(script: &str, stage: &str, errexit: bool) -> ManagerRun {
     // Open `if`/`case`/loop blocks, and whether a condition can end the script before it.
     let mut depth = 0usize;
     let mut may_exit = false;
+    // A variable set before it that makes it skip the check or judge other content.
+    let mut overridden: Option<String> = None;
     for (i, line) in lines.iter().enumerate() {
         // An `exit` before it ends the script first.
         let words: Vec<&str> = line.split_whitespace().collect();
@@ -659,6 +682,9 @@ fn script_runs(script: &str, stage: &str, errexit: bool) -> ManagerRun {
         // The words before it on its line count as earlier lines do.
         let before = position.map_or(commands.len(), |at| at);
         for (c, _) in &commands[..before] {
+            if overridden.is_none() {
+                overridden = gate_override(c, true);
+            }
             for w in c.split_whitespace() {
                 match w {
                     "if" | "case" | "while" | "until" | "for" => depth += 1,
@@ -679,6 +705,9 @@ fn script_runs(script: &str, stage: &str, errexit: bool) -> ManagerRun {
             }
             continue;
         };
+        if let Some(why) = gate_override(&commands[at].0, false).or(overridden) {
+            return ManagerRun::Swallowed(why);
+        }
         if depth > 0 {
             return ManagerRun::Conditional("inside an `if`, `case` or loop of the script".into());
         }
@@ -725,6 +754,100 @@ fn script_runs(script: &str, stage: &str, errexit: bool) -> ManagerRun {
     ManagerRun::Absent("the script never runs it as a command of its own".into())
 }
 
+/// The variables that make `git aahp hook` skip its check (`AAHP_SKIP_VERIFY`) or judge other
+/// content than git commits (git's own location variables: another index, repository, work
+/// tree or object store). Git hands a hook the ones it uses; a script that sets one before
+/// the gate, for it alone (`VAR=… git aahp hook …`) or for the rest of the script
+/// (`VAR=…`, `export VAR=…`), passed doctor as a script that runs it (review atk41 #4).
+const GATE_OVERRIDES: &[&str] = &[
+    crate::commands::verify::SKIP_ENV,
+    "GIT_INDEX_FILE",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_COMMON_DIR",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_NAMESPACE",
+];
+
+/// Why the variables `command` sets change what the gate judges, if they do: its leading
+/// `VAR=value` words, or (`alone`: a command before the gate) an `export`, `readonly` or
+/// `declare` of one, or a line of assignments only.
+fn gate_override(command: &str, alone: bool) -> Option<String> {
+    override_name(command, alone).map(|name| {
+        if name == crate::commands::verify::SKIP_ENV {
+            format!("`{name}=…` before it skips the check")
+        } else {
+            format!("`{name}=…` before it makes it judge other content than git commits")
+        }
+    })
+}
+
+/// The variable of [`GATE_OVERRIDES`] `command` sets (see [`gate_override`]).
+fn override_name(command: &str, alone: bool) -> Option<&'static str> {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let declares = matches!(
+        words.first().copied(),
+        Some("export" | "readonly" | "declare" | "typeset" | "local")
+    );
+    let assignments = words
+        .iter()
+        .skip(usize::from(declares))
+        .take_while(|w| w.contains('=') && !w.starts_with('-'));
+    let only_assignments = assignments.clone().count() + usize::from(declares) == words.len();
+    if alone && !declares && !only_assignments {
+        return None;
+    }
+    assignments
+        .filter_map(|w| w.split_once('='))
+        .find_map(|(name, value)| {
+            let value = value.trim_matches(['"', '\'']);
+            GATE_OVERRIDES
+                .iter()
+                .copied()
+                .find(|v| *v == name)
+                .filter(|v| *v != crate::commands::verify::SKIP_ENV || !matches!(value, "" | "0"))
+        })
+}
+
+/// A variable of git's (not `AAHP_SKIP_VERIFY`, which `--level ci` ignores) that a workflow
+/// sets for a gate step, in an `env:` of the workflow, the job or the step, or in the
+/// step's script before the gate or for it alone: the gate then judges another index,
+/// repository or object store than the checkout (review atk41 #4).
+fn ci_gate_override(doc: &Yaml, job: &Yaml, step: &Yaml) -> Option<String> {
+    let git_var = |name: &str| {
+        GATE_OVERRIDES
+            .iter()
+            .any(|v| *v == name && *v != crate::commands::verify::SKIP_ENV)
+    };
+    for (y, whose) in [
+        (doc, "the workflow's"),
+        (job, "the job's"),
+        (step, "the step's"),
+    ] {
+        if let Some(env) = y["env"].as_hash()
+            && let Some(name) = env.keys().filter_map(Yaml::as_str).find(|k| git_var(k))
+        {
+            return Some(format!("{whose} `env` sets {name}"));
+        }
+    }
+    let mut earlier = None;
+    for line in logical_lines(step["run"].as_str().unwrap_or("")) {
+        for (c, _) in shell_commands(&line) {
+            if runs_gate_command(&c) {
+                if let Some(name) = override_name(&c, false).filter(|n| git_var(n)).or(earlier) {
+                    return Some(format!("the script sets {name} for it"));
+                }
+                return None;
+            }
+            if earlier.is_none() {
+                earlier = override_name(&c, true).filter(|n| git_var(n));
+            }
+        }
+    }
+    None
+}
+
 /// A shell line's commands, each with the operator after it (`;`, `&&`, `||`, `|`, `&`, or
 /// `""` at the end); quoted text is kept whole.
 fn shell_commands(line: &str) -> Vec<(String, &'static str)> {
@@ -750,6 +873,11 @@ fn shell_commands(line: &str) -> Vec<(String, &'static str)> {
             // A group's braces are words of their own; `{1}` (lefthook's arguments) is not one.
             '{' if chars.peek().is_none_or(|n| n.is_whitespace()) => Some(";"),
             '}' if cur.trim().is_empty() || cur.ends_with(char::is_whitespace) => Some(";"),
+            // A redirection (`2>&1`, `&>file`) is no separator.
+            '&' if cur.ends_with('>') || chars.peek() == Some(&'>') => {
+                cur.push(c);
+                None
+            }
             '&' if chars.peek() == Some(&'&') => {
                 chars.next();
                 Some("&&")
@@ -1253,6 +1381,22 @@ fn audit_workflow(rel: &str, doc: &Yaml, checks: &mut Vec<Check>) -> bool {
                     ),
                 )
                 .hint("leave --base out (the gate reads the pull request's base) or pass the event's base"),
+            );
+        }
+        for why in gate_steps
+            .iter()
+            .filter_map(|s| ci_gate_override(doc, job, s))
+        {
+            checks.push(
+                Check::new(
+                    "ci",
+                    Verdict::Fail,
+                    format!(
+                        "{at}: {why}, so the gate judges another index, repository or object \
+                         store than the checkout"
+                    ),
+                )
+                .hint("leave git's location variables unset for the gate's step"),
             );
         }
         if continues_on_error(job) || gate_steps.iter().any(|s| continues_on_error(s)) {

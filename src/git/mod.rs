@@ -290,6 +290,34 @@ impl<R: std::io::Read> std::io::Read for Exactly<R> {
     }
 }
 
+/// Refuses (exit 2, naming the variable) an object directory git was pointed at that gix
+/// does not read: `GIT_OBJECT_DIRECTORY` elsewhere than the repository's own `objects` (git
+/// sets it for a `pre-receive` hook's quarantine; a user may set it). The blobs git writes
+/// there were "not in this clone", and the error blamed a partial clone (review atk41 #7).
+fn refuse_other_object_store(common_dir: &Path) -> Result<()> {
+    let Some(value) = std::env::var_os("GIT_OBJECT_DIRECTORY").filter(|v| !v.is_empty()) else {
+        return Ok(());
+    };
+    let given = Path::new(&value);
+    let given = if given.is_relative() {
+        std::env::current_dir()
+            .map(|d| d.join(given))
+            .unwrap_or_default()
+    } else {
+        given.to_path_buf()
+    };
+    let own = common_dir.join("objects");
+    if matches!((given.canonicalize(), own.canonicalize()), (Ok(a), Ok(b)) if a == b) {
+        return Ok(());
+    }
+    Err(Error::other(format!(
+        "GIT_OBJECT_DIRECTORY is set ({}): git writes objects there that git-aahp cannot read \
+         (it reads the repository's own object directory), so nothing can be judged; unset it \
+         and run the command again",
+        crate::output::escape_untrusted(&value.to_string_lossy())
+    )))
+}
+
 impl Repo {
     /// Opens the repository containing `dir`, honouring `GIT_DIR`, `GIT_WORK_TREE`,
     /// `GIT_INDEX_FILE` (the temporary index git hands a pre-commit hook) and `git -c`
@@ -366,6 +394,7 @@ impl Repo {
         // A command reads the same few commits and trees several times (HEAD, its tree, the
         // handoff directory's subtree): keep decoded objects instead of inflating them again.
         repo.object_cache_size(Some(OBJECT_CACHE_BYTES));
+        refuse_other_object_store(repo.common_dir())?;
         let workdir = repo
             .workdir()
             .map(Path::to_path_buf)
@@ -1767,8 +1796,12 @@ impl Repo {
         Ok(self.merge_base(ancestor, descendant)? == Some(ancestor))
     }
 
-    /// Lists references under a prefix (`refs/tags/aahp/`) with the commit each peels to.
-    pub fn refs_with_prefix(&self, prefix: &str) -> Result<Vec<(String, ObjectId)>, GitError> {
+    /// Calls `f` with each reference under a prefix and its name.
+    fn each_ref(
+        &self,
+        prefix: &str,
+        mut f: impl FnMut(String, &mut gix::Reference<'_>) -> Result<(), GitError>,
+    ) -> Result<(), GitError> {
         let platform = self
             .repo
             .references()
@@ -1776,16 +1809,60 @@ impl Repo {
         let iter = platform
             .prefixed(prefix)
             .map_err(read_err("list references"))?;
-        let mut out = Vec::new();
         for r in iter {
             let mut r = r.map_err(|e| GitError::Read {
                 action: "read a reference".into(),
                 source: Box::new(e),
             })?;
-            let name = r.name().as_bstr().to_str_lossy().into_owned();
+            f(r.name().as_bstr().to_str_lossy().into_owned(), &mut r)?;
+        }
+        Ok(())
+    }
+
+    /// Lists references under a prefix (`refs/tags/aahp/`) with the commit each peels to.
+    pub fn refs_with_prefix(&self, prefix: &str) -> Result<Vec<(String, ObjectId)>, GitError> {
+        let mut out = Vec::new();
+        self.each_ref(prefix, |name, r| {
             let id = r.peel_to_id().map_err(read_err(format!("peel {name}")))?;
             out.push((name, id.detach()));
-        }
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// True when `id` is a commit this clone holds (read from its header).
+    pub fn is_commit(&self, id: ObjectId) -> bool {
+        self.repo
+            .find_header(id)
+            .is_ok_and(|h| h.kind() == gix::object::Kind::Commit)
+    }
+
+    /// The names of the references below `prefix`, whatever they point to (nothing is peeled).
+    pub fn ref_names_with_prefix(&self, prefix: &str) -> Result<Vec<String>, GitError> {
+        let mut out = Vec::new();
+        self.each_ref(prefix, |name, _| {
+            out.push(name);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// The references below `prefix` that lead to a commit, each with that commit; a
+    /// reference that leads to another kind of object (a tree, a blob) or to an object this
+    /// clone does not hold is left out, as one that names no commit.
+    pub fn commit_refs_with_prefix(
+        &self,
+        prefix: &str,
+    ) -> Result<Vec<(String, ObjectId)>, GitError> {
+        let mut out = Vec::new();
+        self.each_ref(prefix, |name, r| {
+            if let Ok(id) = r.peel_to_id().map(gix::Id::detach)
+                && self.is_commit(id)
+            {
+                out.push((name, id));
+            }
+            Ok(())
+        })?;
         Ok(out)
     }
 

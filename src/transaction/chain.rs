@@ -421,6 +421,18 @@ pub fn walk(repo: &Repo, dir: &HandoffDir, head: ObjectId, max: usize) -> Result
             });
             break;
         };
+        // Moved to a tree or a blob, it names no handoff: a break, not a read that fails.
+        if !repo.is_commit(pcommit) {
+            report.breaks.push(Break {
+                from: ptag.clone(),
+                to: cur.tag.clone(),
+                files: Vec::new(),
+                reason: format!(
+                    "the previous session tag {ptag} now points to no commit: the tag was moved"
+                ),
+            });
+            break;
+        }
         let at_previous = checksum(
             &repo
                 .blob_at(pcommit, &dir.path_of(MANIFEST))?

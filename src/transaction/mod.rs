@@ -423,10 +423,14 @@ pub fn session_number(s: &str) -> Option<u64> {
     s.parse().ok().filter(|n| (1..=MAX_SESSION).contains(n))
 }
 
-/// Returns the session tags (`aahp/session-N`) as (N, commit), highest N first.
+/// Returns the session tags (`aahp/session-N`) as (N, commit), highest N first. A tag of that
+/// name that leads to no commit (a tree, a blob, an object this clone lacks: anyone's tag,
+/// fetched with `git fetch --tags`) is no session's: it is left out, and still takes its
+/// number ([`next_tag_name`]). It made `status`, `context` and `verify --chain` exit 2 with
+/// a merge-base error naming no tag, and `commit` leave its session untagged (review atk41 #3).
 pub fn session_tags(repo: &Repo) -> Result<Vec<(u64, ObjectId)>> {
     let mut tags: Vec<(u64, ObjectId)> = repo
-        .refs_with_prefix("refs/tags/aahp/")?
+        .commit_refs_with_prefix("refs/tags/aahp/")?
         .into_iter()
         .filter_map(|(name, id)| {
             name.strip_prefix(TAG_PREFIX)
@@ -460,8 +464,9 @@ pub fn highest_session_number<'a>(refs: impl IntoIterator<Item = &'a str>) -> u6
 /// [`next_tag_name`], above `floor` too: the highest number the lease's remote already holds,
 /// so a clone that has not fetched another clone's session never takes its number.
 pub fn next_tag_name_above(repo: &Repo, floor: u64) -> Result<String> {
-    let refs = repo.refs_with_prefix("refs/tags/aahp/")?;
-    let highest = highest_session_number(refs.iter().map(|(n, _)| n.as_str())).max(floor);
+    // Names only: a tag whose object this clone lacks still takes its number.
+    let refs = repo.ref_names_with_prefix("refs/tags/aahp/")?;
+    let highest = highest_session_number(refs.iter().map(String::as_str)).max(floor);
     if highest >= MAX_SESSION {
         return Err(no_session_number_left(highest));
     }

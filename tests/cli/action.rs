@@ -247,11 +247,16 @@ fn action_install_falls_back_to_cargo_install_locked_without_a_release() {
         "{}",
         run.out
     );
+    // Built from the action's own repository at the version's tag, never from a crate of
+    // that name on a registry (git-aahp is published as releases and tags only: a crates.io
+    // crate named git-aahp is anyone's, and would have become the gate; review atk41 #1).
     let args = std::fs::read_to_string(&log).unwrap();
     assert!(
-        args.starts_with("install --locked") && args.contains("--version 9.8.7"),
+        args.starts_with("install --locked")
+            && args.contains("--git https://github.com/owner/git-aahp --tag v9.8.7"),
         "{args}"
     );
+    assert!(!args.contains("--version"), "{args}");
     assert!(run.installed.is_file());
 }
 

@@ -1032,3 +1032,52 @@ fn a_log_text_that_would_make_a_second_entry_is_refused() {
     ])
     .assert_code(0);
 }
+
+/// Review atk41 #3: a tag named like a session tag that leads to a tree or a blob (anyone's
+/// tag, fetched with `git fetch --tags`) is no session's. It made `status`, `context` and
+/// `verify --chain` exit 2 with a merge-base error naming no tag, and `commit` leave its
+/// session untagged with a warning. It is left out of the chain and keeps its number.
+#[test]
+fn a_session_tag_that_names_no_commit_is_left_out_of_the_chain() {
+    let repo = session_repo();
+    edit_like_a_session(&repo);
+    repo.aahp(&["commit", "-m", "Finish the parser"])
+        .assert_code(0);
+    let tree = repo.git(&["rev-parse", "HEAD^{tree}"]);
+    repo.git(&["tag", "aahp/session-2", tree.trim()]);
+    let blob = repo.git(&["rev-parse", "HEAD:README.md"]);
+    repo.git(&[
+        "tag",
+        "-a",
+        "-m",
+        "not a session",
+        "aahp/session-3",
+        blob.trim(),
+    ]);
+    for args in [&["status"][..], &["context"], &["verify", "--chain"]] {
+        let out = repo.aahp(args);
+        out.assert_code(0);
+        assert!(!out.stderr.contains("merge base"), "{args:?}: {out}");
+    }
+    repo.write(
+        &format!("{DIR}/STATUS.md"),
+        "# Status\n\n<!-- SECTION: summary -->\nDocs written.\n<!-- /SECTION: summary -->\n",
+    );
+    repo.write("src/docs.rs", "pub fn docs() {}\n");
+    repo.git(&["add", "src/docs.rs"]);
+    let out = repo.aahp(&["commit", "-m", "Docs", "--log", "Wrote the docs."]);
+    out.assert_code(0);
+    assert!(out.stdout.contains("tagged aahp/session-4"), "{out}");
+    assert!(!out.stderr.contains("could not be created"), "{out}");
+    let message = repo.git(&["tag", "-l", "--format=%(contents)", "aahp/session-4"]);
+    assert!(
+        message.contains("previous: aahp/session-1 sha256:"),
+        "{message}"
+    );
+    repo.aahp(&["verify", "--chain"]).assert_code(0);
+    // A session tag moved onto a tree is a break of the chain, named, not a failed read.
+    repo.git(&["tag", "-f", "aahp/session-1", tree.trim()]);
+    let chain = repo.aahp(&["verify", "--chain"]);
+    chain.assert_code(1);
+    assert!(chain.stdout.contains("aahp/session-1"), "{chain}");
+}

@@ -16,7 +16,7 @@ jobs:
       - uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683
         with:
           fetch-depth: 0
-      - run: cargo install --locked git-aahp
+      - run: cargo install --locked --git https://github.com/owner/git-aahp git-aahp
       - run: git aahp verify --level ci
 ";
 
@@ -409,6 +409,31 @@ fn hook(repo: &TestRepo, rel: &str, text: &str) {
     .unwrap();
 }
 
+/// The first `hooks` check doctor makes (the pre-commit hook's), as (verdict, message).
+fn pre_commit(repo: &TestRepo) -> (String, String) {
+    let out = repo.aahp(&["doctor", "--json"]);
+    checks(&out, "hooks").into_iter().next().unwrap()
+}
+
+/// lefthook's own pre-commit hook, installed where git looks.
+fn lefthook_hook(repo: &TestRepo) {
+    hook(
+        repo,
+        ".git/hooks/pre-commit",
+        "#!/bin/sh\n# lefthook\nexec lefthook run \"pre-commit\" \"$@\"\n",
+    );
+}
+
+/// husky's set-up: `core.hooksPath` at `.husky/_`, whose pre-commit runs `.husky/pre-commit`.
+fn husky_hook(repo: &TestRepo) {
+    repo.git(&["config", "core.hooksPath", ".husky/_"]);
+    hook(
+        repo,
+        ".husky/_/pre-commit",
+        "#!/bin/sh\n. \"$(dirname \"$0\")/h\"\n",
+    );
+}
+
 /// Review s23 #15 (a): a hook manager's configuration that merely mentions the command (in
 /// `echo`, a comment, after `exit 0`), one whose hook is not installed where git looks, or
 /// one that ignores the command's failure (`|| true`) runs nothing: `doctor` fails it, and
@@ -547,12 +572,7 @@ fn doctor_says_a_hook_manager_runs_git_aahp_only_when_it_does() {
     );
     let found = hooks_ok(&repo);
     assert!(found.iter().all(|(v, _)| v == "fail"), "{found:?}");
-    repo.git(&["config", "core.hooksPath", ".husky/_"]);
-    hook(
-        &repo,
-        ".husky/_/pre-commit",
-        "#!/bin/sh\n. \"$(dirname \"$0\")/h\"\n",
-    );
+    husky_hook(&repo);
     let found = hooks_ok(&repo);
     assert!(
         found[0].0 == "fail" && found[0].1.contains("exits before"),
@@ -620,15 +640,7 @@ fn doctor_fails_a_shim_git_skips_and_hooks_switched_off() {
 #[test]
 fn doctor_fails_a_hook_manager_that_runs_the_gate_only_under_a_condition() {
     let repo = TestRepo::with_handoff();
-    let pre_commit = |repo: &TestRepo| {
-        let out = repo.aahp(&["doctor", "--json"]);
-        checks(&out, "hooks").into_iter().next().unwrap()
-    };
-    hook(
-        &repo,
-        ".git/hooks/pre-commit",
-        "#!/bin/sh\n# lefthook\nexec lefthook run \"pre-commit\" \"$@\"\n",
-    );
+    lefthook_hook(&repo);
     let gate = "pre-commit:\n  commands:\n    aahp:\n      run: git aahp hook pre-commit\n";
     repo.write("lefthook.yml", gate);
     assert_eq!(pre_commit(&repo).0, "ok");
@@ -720,12 +732,7 @@ fn doctor_fails_a_hook_manager_that_runs_the_gate_only_under_a_condition() {
     std::fs::remove_file(repo.path().join(".git/hooks/pre-commit")).unwrap();
 
     // Husky: a condition that can end the script before the gate.
-    repo.git(&["config", "core.hooksPath", ".husky/_"]);
-    hook(
-        &repo,
-        ".husky/_/pre-commit",
-        "#!/bin/sh\n. \"$(dirname \"$0\")/h\"\n",
-    );
+    husky_hook(&repo);
     for script in [
         "if git diff --cached --quiet -- .ai/handoff; then exit 0; fi\ngit aahp hook pre-commit\n",
         "[ -n \"$(git diff --cached --name-only -- .ai/handoff)\" ] || exit 0\ngit aahp hook pre-commit\n",
@@ -796,4 +803,124 @@ fn the_handoff_directorys_attributes_need_the_merge_driver_too() {
         repo.aahp(&["status", "--json"]).json()["merge_driver_missing"],
         false
     );
+}
+
+/// Review atk41 #4: a hook script that sets `AAHP_SKIP_VERIFY=1` (for the gate alone or for
+/// the rest of the script) never checks anything, and one that points the gate at another
+/// index, repository or object store judges other content than git commits: both passed
+/// doctor as scripts that run the gate. A redirection (`2>&1`) is no background `&`.
+#[test]
+fn doctor_fails_a_hook_script_that_makes_the_gate_skip_or_judge_other_content() {
+    let repo = TestRepo::with_handoff();
+    husky_hook(&repo);
+    for (script, needle) in [
+        (
+            "AAHP_SKIP_VERIFY=1 git aahp hook pre-commit\n",
+            "AAHP_SKIP_VERIFY",
+        ),
+        (
+            "export AAHP_SKIP_VERIFY=1\ngit aahp hook pre-commit\n",
+            "AAHP_SKIP_VERIFY",
+        ),
+        (
+            "AAHP_SKIP_VERIFY=1; export AAHP_SKIP_VERIFY\ngit aahp hook pre-commit\n",
+            "AAHP_SKIP_VERIFY",
+        ),
+        (
+            "GIT_INDEX_FILE=/dev/null git aahp hook pre-commit\n",
+            "GIT_INDEX_FILE",
+        ),
+        (
+            "export GIT_DIR=/tmp/other.git\ngit aahp hook pre-commit\n",
+            "GIT_DIR",
+        ),
+        (
+            "git aahp hook pre-commit >/dev/null 2>&1 || echo failed\n",
+            "`|| echo failed`",
+        ),
+    ] {
+        repo.write(".husky/pre-commit", format!("#!/bin/sh\n{script}"));
+        let (verdict, message) = pre_commit(&repo);
+        assert!(
+            verdict == "fail" && message.contains(needle),
+            "{script}\n{message}"
+        );
+    }
+    // lefthook: the command's `env:` does the same.
+    repo.git(&["config", "--unset", "core.hooksPath"]);
+    lefthook_hook(&repo);
+    let gate = "pre-commit:\n  commands:\n    aahp:\n      run: git aahp hook pre-commit\n";
+    repo.write("lefthook.yml", gate);
+    assert_eq!(pre_commit(&repo).0, "ok");
+    repo.write(
+        "lefthook.yml",
+        format!("{gate}      env:\n        AAHP_SKIP_VERIFY: 1\n"),
+    );
+    let (verdict, message) = pre_commit(&repo);
+    assert!(
+        verdict == "fail" && message.contains("`AAHP_SKIP_VERIFY=…` in its `env:`"),
+        "{message}"
+    );
+    std::fs::remove_file(repo.path().join("lefthook.yml")).unwrap();
+    std::fs::remove_file(repo.path().join(".git/hooks/pre-commit")).unwrap();
+    repo.git(&["config", "core.hooksPath", ".husky/_"]);
+    for script in [
+        "AAHP_SKIP_VERIFY=0 git aahp hook pre-commit\n",
+        "GIT_DIR=../tools/.git git fetch -q\ngit aahp hook pre-commit\n",
+        "git aahp hook pre-commit 2>&1\n",
+    ] {
+        repo.write(".husky/pre-commit", format!("#!/bin/sh\n{script}"));
+        assert_eq!(pre_commit(&repo).0, "ok", "{script}");
+    }
+}
+
+/// Review atk41 #4, in CI: a workflow that points the gate at another repository, index or
+/// object store (git's location variables in an `env:` or in the step's script) judges
+/// other content than the checkout, and passed as a workflow that runs the gate.
+#[test]
+fn a_ci_gate_pointed_at_another_repository_fails() {
+    let repo = TestRepo::with_handoff();
+    let gate = "      - run: git aahp verify --level ci\n";
+    for (workflow, needle) in [
+        (
+            GOOD_WORKFLOW.replace(
+                gate,
+                "      - run: GIT_DIR=/tmp/clean/.git GIT_WORK_TREE=/tmp/clean git aahp verify --level ci\n",
+            ),
+            "the script sets GIT_DIR",
+        ),
+        (
+            GOOD_WORKFLOW.replace(
+                gate,
+                "      - run: |\n          export GIT_INDEX_FILE=/tmp/index\n          git aahp verify --level ci\n",
+            ),
+            "the script sets GIT_INDEX_FILE",
+        ),
+        (
+            GOOD_WORKFLOW.replace(
+                gate,
+                "      - run: git aahp verify --level ci\n        env:\n          GIT_OBJECT_DIRECTORY: /tmp/objects\n",
+            ),
+            "the step's `env` sets GIT_OBJECT_DIRECTORY",
+        ),
+        (
+            GOOD_WORKFLOW.replace(
+                "    runs-on: ubuntu-latest\n",
+                "    runs-on: ubuntu-latest\n    env:\n      GIT_DIR: /tmp/clean/.git\n",
+            ),
+            "the job's `env` sets GIT_DIR",
+        ),
+    ] {
+        fails_with(&repo, ".github/workflows/handoff.yml", &workflow, needle);
+    }
+    // Another command's own variables, and AAHP_SKIP_VERIFY (ignored at --level ci), leave it.
+    repo.write(
+        ".github/workflows/handoff.yml",
+        GOOD_WORKFLOW.replace(
+            gate,
+            "      - run: |\n          GIT_DIR=../tools/.git git fetch -q\n          AAHP_SKIP_VERIFY=1 git aahp verify --level ci\n",
+        ),
+    );
+    let out = repo.aahp(&["doctor", "--json"]);
+    assert!(!failing(&out, "ci", "another index"), "{out}");
 }

@@ -193,3 +193,41 @@ fn an_unborn_branch_and_a_split_index_fall_back_or_match() {
     // A split index is left to gix.
     assert_same_as_full(&repo, Read::Full);
 }
+
+/// Review atk41 #7: git pointed at another object directory (`GIT_OBJECT_DIRECTORY`, as in a
+/// `pre-receive` hook's quarantine, with the repository's own as an alternate) writes the
+/// staged blobs there; the gate, which reads the repository's own, failed on "a partial
+/// clone". It says which variable keeps it from judging (exit 2), and judges as before
+/// when the variable names the repository's own directory.
+#[test]
+fn the_gate_names_an_object_directory_it_cannot_read() {
+    let repo = TestRepo::with_handoff();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let own = repo.path().join(".git/objects");
+    let env = [
+        ("GIT_OBJECT_DIRECTORY", elsewhere.path().as_os_str()),
+        ("GIT_ALTERNATE_OBJECT_DIRECTORIES", own.as_os_str()),
+    ];
+    let status = repo.read(".ai/handoff/STATUS.md") + "\nMore work.\n";
+    repo.write(".ai/handoff/STATUS.md", status);
+    let added = repo.git_env(&["add", "-A"], &env);
+    assert_eq!(added.code, 0, "{added}");
+    let dir = elsewhere.path().to_str().unwrap();
+    let out = repo.aahp_env(
+        ".",
+        &["hook", "pre-commit"],
+        &[
+            ("GIT_OBJECT_DIRECTORY", dir),
+            ("GIT_ALTERNATE_OBJECT_DIRECTORIES", own.to_str().unwrap()),
+        ],
+    );
+    out.assert_code(2);
+    assert!(out.stderr.contains("GIT_OBJECT_DIRECTORY is set"), "{out}");
+    assert!(!out.stderr.contains("partial clone"), "{out}");
+    let own_dir = repo.aahp_env(
+        ".",
+        &["lint"],
+        &[("GIT_OBJECT_DIRECTORY", own.to_str().unwrap())],
+    );
+    own_dir.assert_code(0);
+}

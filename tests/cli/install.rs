@@ -189,3 +189,49 @@ fn bash_completion_goes_under_the_prefix_when_it_is_an_xdg_data_directory() {
         std::fs::read_to_string(prefix.join("share/bash-completion/completions/git-aahp")).unwrap();
     assert!(text.contains("_git_aahp"), "bridge missing");
 }
+
+/// Review atk41 #5: the lines install.sh tells the user to paste into a shell quote the
+/// directory they name: an install root named `$(…)` (or holding a `"`) made the `export
+/// PATH=…` line run a command, or break, once pasted.
+#[test]
+fn the_lines_to_paste_quote_an_install_root_that_shell_would_read_as_a_command() {
+    let sb = Sandbox::new();
+    let root = sb.path("odd $(touch pwned) \"q\" `touch pwned2`");
+    let run = sb.run(
+        "./install.sh",
+        None,
+        &[("CARGO_INSTALL_ROOT", root.clone())],
+    );
+    assert_eq!(run.code, 0, "{run}");
+    assert!(root.join("bin/git-aahp").is_file(), "{run}");
+    for (var, dir) in [
+        ("PATH", root.join("bin")),
+        ("MANPATH", root.join("share/man")),
+    ] {
+        let prefix = format!("export {var}=");
+        // The MANPATH line is there only where `man` is installed.
+        let Some(line) = run
+            .stdout
+            .lines()
+            .map(|l| l.trim_start_matches("note:").trim())
+            .find(|l| l.starts_with(&prefix))
+        else {
+            assert!(var == "MANPATH", "no export {var} line\n{run}");
+            continue;
+        };
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(format!("{line}; printf '%s' \"${var}\""))
+            .current_dir(sb.path(""))
+            .env_clear()
+            .output()
+            .unwrap();
+        let value = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            value.starts_with(&format!("{}:", dir.display())),
+            "{line} gave {value}"
+        );
+    }
+    assert!(!sb.path("pwned").exists(), "{run}");
+    assert!(!sb.path("pwned2").exists(), "{run}");
+}
