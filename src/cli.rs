@@ -1,11 +1,13 @@
 //! The command line: global options shared by every subcommand, and the subcommand itself.
 //! Argument structs live beside their command in [`crate::commands`].
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::{Args, Parser};
 
 use crate::commands::Command;
+use crate::commands::hook::{HookArgs, HookName};
 use crate::output::ColorChoice;
 
 /// The exit codes and environment variables, shown after `--help` and rendered as the man
@@ -34,6 +36,40 @@ pub struct Cli {
     pub command: Command,
 }
 
+impl Cli {
+    /// The command line a commit's hook shim runs (`git aahp hook pre-commit`, and the
+    /// pre-merge-commit and pre-applypatch shims, which pass no arguments), as clap parses
+    /// it, without building clap's command tree first: that build is ~0.6 M instructions and
+    /// its allocations on the thread a commit waits for. Any other command line, an option
+    /// or one more word included, is `None` and goes through clap.
+    pub fn parse_hook_shim(args: &[OsString]) -> Option<Cli> {
+        let [_, word, name] = args else {
+            return None;
+        };
+        if word != "hook" {
+            return None;
+        }
+        let name = match name.to_str()? {
+            "pre-commit" => HookName::PreCommit,
+            "pre-merge-commit" => HookName::PreMergeCommit,
+            "pre-applypatch" => HookName::PreApplypatch,
+            _ => return None,
+        };
+        Some(Cli {
+            global: GlobalArgs {
+                dir: None,
+                json: false,
+                quiet: false,
+                color: ColorChoice::Auto,
+            },
+            command: Command::Hook(HookArgs {
+                name,
+                rest: Vec::new(),
+            }),
+        })
+    }
+}
+
 /// Options every subcommand accepts.
 #[derive(Debug, Args)]
 pub struct GlobalArgs {
@@ -60,5 +96,43 @@ mod tests {
     fn cli_definition_is_consistent() {
         use clap::CommandFactory;
         Cli::command().debug_assert();
+    }
+
+    fn argv(words: &[&str]) -> Vec<OsString> {
+        std::iter::once("git-aahp")
+            .chain(words.iter().copied())
+            .map(OsString::from)
+            .collect()
+    }
+
+    #[test]
+    fn hook_shim_command_lines_parse_as_clap_parses_them() {
+        for name in ["pre-commit", "pre-merge-commit", "pre-applypatch"] {
+            let args = argv(&["hook", name]);
+            let shim = Cli::parse_hook_shim(&args).expect("a shim's command line");
+            let clap = Cli::try_parse_from(&args).expect("clap parses it");
+            assert_eq!(format!("{shim:?}"), format!("{clap:?}"), "{name}");
+        }
+    }
+
+    #[test]
+    fn other_command_lines_go_through_clap() {
+        for words in [
+            &["hook", "pre-push"][..],
+            &["hook", "pre-push", "origin", "https://example.com/r.git"],
+            &["hook", "pre-commit", "--json"],
+            &["hook", "pre-commit", "extra"],
+            &["--quiet", "hook", "pre-commit"],
+            &["--dir", "x", "hook", "pre-commit"],
+            &["hook", "--help"],
+            &["hook", "pre-commit", "--help"],
+            &["hook", "Pre-Commit"],
+            &["hook"],
+            &["verify", "pre-commit"],
+            &["lint", "pre-commit"],
+            &[],
+        ] {
+            assert!(Cli::parse_hook_shim(&argv(words)).is_none(), "{words:?}");
+        }
     }
 }

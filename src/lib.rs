@@ -100,7 +100,12 @@ pub fn main_entry() -> ExitCode {
         });
         lint::warm_up(precommit);
     }
-    let cli = match cli::Cli::try_parse_from(&args) {
+    // The commit hooks' shims run one fixed command line; it skips clap's command tree.
+    let parsed = match cli::Cli::parse_hook_shim(&args) {
+        Some(cli) => Ok(cli),
+        None => cli::Cli::try_parse_from(&args),
+    };
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             if !e.use_stderr() {
