@@ -13,7 +13,7 @@ use regex::bytes::{Regex, RegexSet};
 
 use super::super::engine::{Caps, Finding, Pattern, Scan, Site};
 use super::super::registry::PI002;
-use super::super::text::floor_char;
+use super::super::text::{ceil_char, floor_char};
 use super::{data_frames, excerpt, negated_before, push_pi};
 
 pub(crate) static PATTERNS: &[Pattern] = &[
@@ -203,9 +203,11 @@ fn judge(scan: &Scan<'_>, s: usize, e: usize, out: &mut Vec<Finding>) {
         .iter()
         .map(|i| (hostile(i), HOSTILE[i].1))
         .find_map(|(re, what)| {
+            // A match of bytes may end inside a character (`@\w` before "@дима"): the
+            // finding ends after it.
             re.find_iter(&orders)
-                .find(|m| !negated_before(text, e + m.start()))
-                .map(|m| ((*what).to_string(), e + m.end()))
+                .find(|m| !negated_before(text, floor_char(text, e + m.start())))
+                .map(|m| ((*what).to_string(), ceil_char(text, e + m.end())))
         });
     // The finding spans the order too: a quotation around both is data, not an example
     // named by the words of the order ("disable the linter").
