@@ -2229,7 +2229,11 @@ fn suppression(
         ));
     }
     let on_line = &markers[markers.partition_point(|m| m.line < line)..];
+    // A finding that lies on a secret is a secret's, whatever its family: an encoded,
+    // reversed or formatted credential is reported as ENC001 (review atk42 #1), and a
+    // marker may no more wave it through than it may a SEC finding.
     if f.rule.family.inline_allowable()
+        && !f.secret
         && let Some(m) = on_line
             .iter()
             .take_while(|m| m.line == line)

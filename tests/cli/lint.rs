@@ -477,6 +477,34 @@ fn inline_allow_suppresses_injection_but_never_secrets() {
     assert!(out.stdout.contains("SEC020"), "{out}");
 }
 
+/// Review atk42 #1: an encoded, reversed or spaced credential is reported as ENC001, a
+/// family markers may allow; a marker over it waved the secret through `lint`, the hook and
+/// CI, where one over the same token written plainly (SEC020) is refused.
+#[test]
+fn inline_allow_never_suppresses_an_encoded_secret() {
+    let token = format!("ghp_{}", noise(36, 7));
+    let reversed: String = token.chars().rev().collect();
+    let spaced: String = token
+        .chars()
+        .map(String::from)
+        .collect::<Vec<_>>()
+        .join(" ");
+    for written in [reversed, spaced] {
+        let repo = clean();
+        append(
+            &repo,
+            STATUS,
+            &format!(
+                "Fixture: {written} <!-- aahp:allow ENC001 reason=\"a fixture for the decoder\" -->"
+            ),
+        );
+        let out = repo.aahp(&["lint"]);
+        out.assert_code(1);
+        assert!(out.stdout.contains("error[ENC001"), "{out}");
+        assert!(!out.stdout.contains("allowed:"), "{out}");
+    }
+}
+
 #[test]
 fn allowlist_file_suppresses_by_fingerprint_and_expired_entries_fail() {
     let repo = clean();
