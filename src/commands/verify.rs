@@ -2252,18 +2252,16 @@ fn judge_target(
             diagnostics.extend(diags);
             suppressed.extend(supp);
         }
-        // At `prepush` and `ci` against the range's base; before a commit against HEAD,
-        // for what fails (a secret swapped under an entry, a pattern dropped).
+        // At `prepush` and `ci` against the range's base; before a commit against HEAD
+        // (the first commit against nothing: every suppression it holds is new).
         let staged = matches!(target.source, Source::Index);
-        if (ranged || staged)
-            && let Some(base) = target.base_commit
-        {
+        if staged || ranged && target.base_commit.is_some() {
             layers.extend(suppressions_layer(
                 repo,
                 base_dir,
                 &r.snap,
                 &owned,
-                base,
+                target.base_commit,
                 &suppressed,
                 &mine,
                 ranged,
@@ -2284,10 +2282,15 @@ fn judge_target(
             instructions_layer(&LintConfig::empty(today), &unowned, &runs.scripts)?;
         report.layers.push(layer);
         report.diagnostics.extend(diags);
-        if ranged && let Some(base) = target.base_commit {
-            report
-                .layers
-                .extend(unowned_suppressions(repo, base, &unowned, &suppressed)?);
+        let staged = matches!(target.source, Source::Index);
+        if staged || ranged && target.base_commit.is_some() {
+            report.layers.extend(unowned_suppressions(
+                repo,
+                target.base_commit,
+                &unowned,
+                &suppressed,
+                ranged,
+            )?);
         }
     }
     if let Some(layer) = history_layer(repo, target, scope, &history_dirs, &pulled_paths, today)? {
@@ -3741,6 +3744,9 @@ fn judge(
 ///   warning naming the rule and the suppression: the suppression still counts (the
 ///   allowlist is the documented way to accept a finding), but the reviewer sees it in the
 ///   run's log and annotations. Entries and markers the base holds suppress silently.
+///   Before a commit the base is HEAD (none for the first commit: every suppression is
+///   new), and the hook says the warning: a commit that added a secret with the entry that
+///   approves it passed the hook without a word (review atk42 #2).
 /// - Text of a file the range changes that a pattern of the base's `.aiignore` matches (any
 ///   section: secrets, injections, a project's code names), and the head's no longer does
 ///   (the range removed the pattern or added an exception over it), fails where the base's
@@ -3755,7 +3761,7 @@ fn suppressions_layer(
     judged: Judged<'_>,
     snap: &Snapshot,
     owned: &[&Change],
-    base: ObjectId,
+    base: Option<ObjectId>,
     suppressed: &[Diagnostic],
     instructions: &[&(Option<String>, String, Vec<u8>)],
     ranged: bool,
@@ -3763,7 +3769,12 @@ fn suppressions_layer(
 ) -> Result<Option<Layer>> {
     let dir = judged.dir;
     let mut layer = Layer::new("suppressions");
-    let base_text = |rel: &str| base_file(repo, base, &location::join(judged.base_rel, rel));
+    // A file of the base by its repository path (none without a base).
+    let at_base = |path: &str| match base {
+        Some(base) => base_file(repo, base, path),
+        None => Ok(None),
+    };
+    let base_text = |rel: &str| at_base(&location::join(judged.base_rel, rel));
     // An instruction file judged with this directory's configuration, by its path.
     let instruction = |path: &str| {
         instructions
@@ -3792,9 +3803,12 @@ fn suppressions_layer(
         let new = if by.starts_with(&format!("{allow_path}: ")) {
             // The entry as the base holds it: same rule, fingerprint, reason, owner and
             // expiry (a base file that does not parse holds none).
-            let entries = match &base_allow {
-                Some(e) => e,
-                None => base_allow.insert(base_allowlist(repo, base, dir, judged.base_rel, today)?),
+            let entries = match (&base_allow, base) {
+                (Some(e), _) => e,
+                (None, Some(base)) => {
+                    base_allow.insert(base_allowlist(repo, base, dir, judged.base_rel, today)?)
+                }
+                (None, None) => base_allow.insert(Vec::new()),
             };
             let held = entries.iter().any(|e| {
                 e.rule == d.rule && e.fingerprint == d.fingerprint && e.described(&allow_path) == by
@@ -3812,26 +3826,20 @@ fn suppressions_layer(
             inline_is_new(&mut markers, d, reason, || {
                 Ok(match d.path.strip_prefix(&format!("{}/", dir.rel)) {
                     Some(inner) => (snap.get(inner), base_text(inner)?),
-                    None => (
-                        instruction(&d.path).map(Vec::as_slice),
-                        base_file(repo, base, &d.path)?,
-                    ),
+                    None => (instruction(&d.path).map(Vec::as_slice), at_base(&d.path)?),
                 })
             })?
         } else {
             false
         };
-        if new && ranged {
-            warn_new_suppression(&mut layer, d, by);
+        if new {
+            warn_new_suppression(&mut layer, d, by, ranged);
         }
     }
     for (path, found) in held_secrets {
         let (head, base) = match path.strip_prefix(&format!("{}/", dir.rel)) {
             Some(inner) => (snap.get(inner), base_text(inner)?),
-            None => (
-                instruction(path).map(Vec::as_slice),
-                base_file(repo, base, path)?,
-            ),
+            None => (instruction(path).map(Vec::as_slice), at_base(path)?),
         };
         let head = head.map(|b| String::from_utf8_lossy(b).into_owned());
         for d in swapped_secrets(
@@ -4004,13 +4012,17 @@ fn inline_is_new<'a>(
     Ok(!markers[&d.path].holds(d.line, d.rule, reason))
 }
 
-/// The warning for a finding suppressed by something the range adds or changes.
-fn warn_new_suppression(layer: &mut Layer, d: &Diagnostic, by: &str) {
+/// The warning for a finding suppressed by something the range (`ranged`), or the commit
+/// being made, adds or changes.
+fn warn_new_suppression(layer: &mut Layer, d: &Diagnostic, by: &str, ranged: bool) {
     layer.warn(
         Some(format!("{}:{}", d.path, d.line)),
         format!(
-            "{} {} suppressed by {by}, which this range adds or changes: {}",
-            d.rule, d.name, d.message
+            "{} {} suppressed by {by}, which this {} adds or changes: {}",
+            d.rule,
+            d.name,
+            if ranged { "range" } else { "commit" },
+            d.message
         ),
     );
 }
@@ -4019,9 +4031,10 @@ fn warn_new_suppression(layer: &mut Layer, d: &Diagnostic, by: &str) {
 /// markers can suppress there (no allowlist, no `.aiignore` applies).
 fn unowned_suppressions(
     repo: &Repo,
-    base: ObjectId,
+    base: Option<ObjectId>,
     files: &[&(Option<String>, String, Vec<u8>)],
     suppressed: &[Diagnostic],
+    ranged: bool,
 ) -> Result<Option<Layer>> {
     let mut layer = Layer::new("suppressions");
     let mut markers = std::collections::HashMap::new();
@@ -4037,10 +4050,14 @@ fn unowned_suppressions(
                 .iter()
                 .find(|(_, p, _)| *p == d.path)
                 .map(|(_, _, b)| b.as_slice());
-            Ok((head, base_file(repo, base, &d.path)?))
+            let base = match base {
+                Some(base) => base_file(repo, base, &d.path)?,
+                None => None,
+            };
+            Ok((head, base))
         })?;
         if new {
-            warn_new_suppression(&mut layer, d, by);
+            warn_new_suppression(&mut layer, d, by, ranged);
         }
     }
     Ok(shown(layer))
