@@ -3899,6 +3899,33 @@ fn suppressions_layer(
             )?),
             None => None,
         };
+        // What the change takes away from the base's patterns is said whether or not text
+        // it adds needs them (review atk42 #3: only `review` listed it, and the gate passed
+        // a range that emptied the secrets section without a word).
+        let weakened = match &head_patterns {
+            Some(h) => h.weakened_since(&base_patterns),
+            None => lint::UserPatterns::parse(&dir.path_of(crate::handoff::AIIGNORE), "")?
+                .weakened_since(&base_patterns),
+        };
+        let whose = if ranged { "range" } else { "commit" };
+        for what in weakened.iter().take(MAX_DROPPED_LINES) {
+            layer.warn(
+                Some(dir.path_of(crate::handoff::AIIGNORE)),
+                format!(
+                    "{what}: this {whose} narrows what the gate must never let into the \
+                     handoff; a reviewer should confirm it"
+                ),
+            );
+        }
+        if weakened.len() > MAX_DROPPED_LINES {
+            layer.warn(
+                Some(dir.path_of(crate::handoff::AIIGNORE)),
+                format!(
+                    "and {} more patterns of the base's .aiignore dropped or excepted",
+                    weakened.len() - MAX_DROPPED_LINES
+                ),
+            );
+        }
         // The handoff directory's changed files, and the instruction files judged with the
         // same `.aiignore` (review s25 #3).
         let changed = owned

@@ -18,7 +18,7 @@ use super::text::LineIndex;
 use crate::error::{Error, Result};
 
 /// The section a pattern belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Section {
     Secrets,
     Pii,
@@ -360,6 +360,56 @@ impl AiIgnore {
     /// that prints. The whole file is still read and checked as `parse` checks it.
     pub(crate) fn parse_secrets(path: &str, text: &str) -> Result<AiIgnore> {
         AiIgnore::parse_as(path, text, true)
+    }
+
+    /// What this `.aiignore` (a change's) no longer holds of `base`'s text patterns, and the
+    /// exceptions it adds: (line, what), the line the base's for a pattern, this file's for
+    /// an exception. A pattern counts as held when this file has one with the same source
+    /// in the same section (so the same severity): one removed, moved under a header of
+    /// another family, or read as a path since the file now reads as a list of paths
+    /// (gitignore style) is not. Named by line only: a pattern may be the secret itself.
+    pub(crate) fn weakened_since(&self, base: &AiIgnore) -> Vec<(usize, String)> {
+        fn held(list: &[IgnPattern]) -> std::collections::HashSet<(&str, Section)> {
+            list.iter()
+                .map(|p| (p.source.as_str(), p.section))
+                .collect()
+        }
+        let (now, before) = (held(&self.patterns), held(&base.exceptions));
+        let mut out: Vec<(usize, String)> = base
+            .patterns
+            .iter()
+            .filter(|p| !now.contains(&(p.source.as_str(), p.section)))
+            .map(|p| {
+                (
+                    p.line,
+                    format!(
+                        "line {} of the base's .aiignore (a {} pattern) is no pattern of this \
+                         .aiignore's {} section: removed, moved under another header, or read \
+                         as a path",
+                        p.line,
+                        p.section.name(),
+                        p.section.name()
+                    ),
+                )
+            })
+            .collect();
+        out.extend(
+            self.exceptions
+                .iter()
+                .filter(|p| !before.contains(&(p.source.as_str(), p.section)))
+                .map(|p| {
+                    (
+                        p.line,
+                        format!(
+                            "line {} of .aiignore adds an exception to the {} patterns, which \
+                             the base does not hold",
+                            p.line,
+                            p.section.name()
+                        ),
+                    )
+                }),
+        );
+        out
     }
 
     /// The path patterns that match a handoff file name: (line, pattern).

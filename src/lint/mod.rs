@@ -1097,6 +1097,16 @@ impl UserPatterns {
         aiignore::AiIgnore::parse(path, text).map(UserPatterns)
     }
 
+    /// What this `.aiignore` no longer holds of `base`'s patterns and the exceptions it adds,
+    /// one message each, by line ([`aiignore::AiIgnore::weakened_since`]).
+    pub fn weakened_since(&self, base: &UserPatterns) -> Vec<String> {
+        self.0
+            .weakened_since(&base.0)
+            .into_iter()
+            .map(|(_, what)| what)
+            .collect()
+    }
+
     /// The hits of the patterns in `text` (exceptions applied), sorted by start.
     pub fn hits(&self, text: &str) -> Vec<PatternHit> {
         let mut hits: Vec<PatternHit> = ignore_hits(&self.0, text)

@@ -776,6 +776,64 @@ fn suppressions_a_range_adds_or_removes_are_visible_at_ci() {
     assert!(!out.stdout.contains("ACME-87654321"), "{out}");
 }
 
+/// Review atk42 #3: a change that takes patterns away from the base's `.aiignore` (removes
+/// one, moves it under another family's header, makes the file read as a list of paths so
+/// a code name is a path) or adds an exception is said by the gate even when no text it adds
+/// needs them: only `review` listed removed lines, and neither the second nor the third
+/// shape removes a line. Warnings: changing the patterns in a change of its own is allowed.
+#[test]
+fn patterns_a_change_takes_from_the_base_aiignore_are_said() {
+    let base_ignore = "# Secrets\nre:\\bACME-[0-9]{8}\\b\n\n# Project code names\natlas-internal\n";
+    let ci = ["verify", "--level", "ci", "--base", "base"];
+    for (head, line) in [
+        // Removed.
+        ("# Secrets\n\n# Project code names\natlas-internal\n", 2),
+        // Moved under a header of no family.
+        (
+            "# Project code names\natlas-internal\n\n# Examples\nre:\\bACME-[0-9]{8}\\b\n",
+            2,
+        ),
+        // The file now reads as paths: the code name is one.
+        (
+            "# Secrets\nre:\\bACME-[0-9]{8}\\b\n\n# Project code names\natlas-internal\n\n# Files and folders to exclude\ndist/\nbuild/\n*.log\n",
+            5,
+        ),
+        // An exception over the code name.
+        (
+            "# Secrets\nre:\\bACME-[0-9]{8}\\b\n\n# Project code names\natlas-internal\n!atlas-*\n",
+            6,
+        ),
+    ] {
+        let repo = TestRepo::new();
+        write_handoff(&repo, ".ai/handoff");
+        repo.write(".ai/handoff/.aiignore", base_ignore);
+        repo.aahp(&["manifest", "--project", "demo"]).assert_code(0);
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-q", "-m", "handoff"]);
+        repo.git(&["tag", "base"]);
+        repo.write(".ai/handoff/.aiignore", head);
+        repo.aahp(&["manifest"]).assert_code(0);
+        repo.git(&["add", "-A"]);
+        let hook = repo.aahp(&["hook", "pre-commit"]);
+        hook.assert_code(0);
+        assert!(
+            hook.stderr.contains(&format!("line {line} of"))
+                && hook.stderr.contains("this commit narrows"),
+            "{head}\n{hook}"
+        );
+        repo.git(&["commit", "-q", "--no-verify", "-m", "patterns"]);
+        let out = repo.aahp(&ci);
+        out.assert_code(0);
+        assert!(
+            out.stdout.contains("suppressions")
+                && out.stdout.contains(&format!("line {line} of"))
+                && out.stdout.contains("this range narrows"),
+            "{head}\n{out}"
+        );
+        assert!(!out.stdout.contains("atlas-internal"), "{out}");
+    }
+}
+
 /// Review s25 #2: a secret's fingerprint hashes its redacted form, so an allowlist entry
 /// alone cannot tell the approved value from another of the same kind and length. The
 /// entry approves the value its base holds: another value put under it fails the pre-commit
