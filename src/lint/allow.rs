@@ -18,6 +18,9 @@ pub const ALLOWLIST: &str = "aahp-allowlist.json";
 pub const PII_ALLOWLIST: &str = "pii-allowlist.json";
 /// How far ahead an allowlist entry may expire.
 pub const MAX_DAYS_AHEAD: i32 = 180;
+/// Rules no allowlist entry may name: an expired entry (CFG001), an invalid allowlist
+/// (CFG002) and text a pattern stopped judging (CFG006).
+const UNAPPROVABLE: [&str; 3] = ["CFG001", "CFG002", "CFG006"];
 
 static MARKER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"^aahp:allow\s+(?P<ids>[A-Za-z]+[0-9]+(?:\s*,\s*[A-Za-z]+[0-9]+)*)\s+reason\s*=\s*"(?P<reason>[^"]*)"$"#)
@@ -296,6 +299,21 @@ pub fn parse_allowlist(path: &str, bytes: &[u8], today: Date) -> Result<Vec<Allo
         let meta = registry::find(&rule).ok_or_else(|| {
             Error::invalid(path, Some(line), format!("unknown rule `{rule}` (CFG002)"))
         })?;
+        // What says the gate did not judge something, or that an approval lapsed, is no
+        // finding to approve (review atk42 #4): an entry for CFG006 passed a file whose text
+        // past the 1,000th finding of a pattern no rule had read.
+        if UNAPPROVABLE.contains(&meta.id) {
+            return Err(Error::invalid(
+                path,
+                Some(line),
+                format!(
+                    "{} ({}) cannot be approved: it says the gate could not judge part of a file \
+                     or that an approval lapsed; remove the entry and fix what the finding names \
+                     (CFG002)",
+                    meta.id, meta.name
+                ),
+            ));
+        }
         let fingerprint = single_line(path, line, obj, "fingerprint")?;
         if fingerprint.contains('*')
             || !(fingerprint.starts_with("v1:") || fingerprint.starts_with("v2:"))
@@ -603,5 +621,29 @@ mod tests {
         let wild =
             String::from_utf8_lossy(good).replace("v1:0123456789abcdef0123456789abcdef", "*");
         assert!(parse_allowlist("a.json", wild.as_bytes(), today()).is_err());
+    }
+
+    /// Review atk42 #4: an entry for CFG006 approved text no rule had read (past a pattern's
+    /// 1,000th finding), and one for CFG001 an approval that had lapsed.
+    #[test]
+    fn what_the_gate_did_not_judge_cannot_be_approved() {
+        let good = r#"{"version":1,"entries":[{"rule":"PI001","fingerprint":"v1:0123456789abcdef0123456789abcdef","reason":"documents the incident","owner":"Security","expires":"2027-01-31"}]}"#;
+        for rule in ["CFG001", "CFG002", "CFG006"] {
+            let doc = good.replace("PI001", rule);
+            let err = parse_allowlist("a.json", doc.as_bytes(), today())
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("cannot be approved") && err.contains(rule),
+                "{err}"
+            );
+        }
+        for rule in ["CFG003", "CFG005", "CFG007"] {
+            let doc = good.replace("PI001", rule);
+            assert!(
+                parse_allowlist("a.json", doc.as_bytes(), today()).is_ok(),
+                "{rule}"
+            );
+        }
     }
 }
