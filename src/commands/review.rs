@@ -392,6 +392,7 @@ pub fn run(ctx: &Context, args: &ReviewArgs) -> Result<ReviewReport> {
     }
     report.claims = claims(&dir, &snap, clock::utc_date(ctx.now))?;
     report.unmentioned_files = unmentioned(repo, &dir, &snap, &old, merge_base, head)?;
+    redact_owners_secrets(repo, &report.unmentioned_files, [head, merge_base])?;
     for (name, text) in texts(&dir, &snap)? {
         if name == "LOG.md" || name == "LOG-ARCHIVE.md" {
             continue;
@@ -601,6 +602,49 @@ fn is_none_value(s: &str) -> bool {
 
 /// Changed files outside the handoff directory (within its package) that neither STATUS.md,
 /// `NEXT_ACTIONS.md` nor a LOG entry new in the range mentions by path or file name.
+/// Registers with the output boundary the secrets sections of the `.aiignore` of every
+/// package handoff directory (`<dir>/.ai/handoff`) along the listed files' paths, as
+/// `commits` hold them: at a monorepo's root the report lists every package's files, and
+/// a name holding what a package's `.aiignore` calls a secret was printed in clear (review
+/// atk42 #5). Each directory is looked up once.
+fn redact_owners_secrets(
+    repo: &Repo,
+    files: &[FileItem],
+    commits: [gix::ObjectId; 2],
+) -> Result<()> {
+    let mut seen = BTreeSet::new();
+    for f in files {
+        let mut at = f.path.as_str();
+        while let Some((parent, _)) = at.rsplit_once('/') {
+            at = parent;
+            if !seen.insert(at.to_string()) {
+                break;
+            }
+            let path = format!(
+                "{at}/{}/{}",
+                crate::handoff::DEFAULT_DIR,
+                crate::handoff::AIIGNORE
+            );
+            for commit in commits {
+                // A submodule along the path holds no directory of this repository.
+                let Ok(Some(file)) = repo.tree_file_at(commit, &path) else {
+                    continue;
+                };
+                if file.is_link {
+                    continue;
+                }
+                if let Ok(bytes) = repo.blob_within(file.id, crate::handoff::max_bytes(&path))? {
+                    crate::output::boundary::redact_user_secrets_in(
+                        &path,
+                        &String::from_utf8_lossy(&bytes),
+                    )?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 fn unmentioned(
     repo: &Repo,
     dir: &HandoffDir,

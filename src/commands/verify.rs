@@ -3873,7 +3873,15 @@ fn suppressions_layer(
         None => None,
         Some(base_ignore) => {
             match lint::UserPatterns::parse(&dir.path_of(crate::handoff::AIIGNORE), &base_ignore) {
-                Ok(p) => Some(p),
+                Ok(p) => {
+                    // What the base calls a secret stays redacted in what this run prints,
+                    // an exception the range adds over it notwithstanding.
+                    crate::output::boundary::redact_user_secrets_in(
+                        &dir.path_of(crate::handoff::AIIGNORE),
+                        &base_ignore,
+                    )?;
+                    Some(p)
+                }
                 // The base's file never worked (its own lint stopped on it), so there is no
                 // definition to hold the range to, and failing would leave no way to mend it:
                 // said, not passed over in silence.

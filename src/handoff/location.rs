@@ -107,11 +107,15 @@ impl HandoffDir {
                 )));
             }
         }
-        Ok(HandoffDir {
+        let dir = HandoffDir {
             rel: parts.join("/"),
             abs,
             root,
-        })
+        };
+        // Every directory a command finds, not only the one it was run for: the gate run at
+        // a monorepo's root prints the packages' names and text (review atk42 #5).
+        crate::output::boundary::redact_user_secrets_of(&dir)?;
+        Ok(dir)
     }
 
     /// The handoff directory at a repository-relative path.

@@ -191,6 +191,8 @@ impl LintConfig {
         if let Some(text) = snap.text(dir, AIIGNORE)? {
             let path = dir.path_of(AIIGNORE);
             let parsed = aiignore::AiIgnore::parse(&path, text)?;
+            // Whatever is printed from now on has this version's secrets redacted too.
+            crate::output::boundary::redact_user_secrets_in(&path, text)?;
             for (line, msg) in &parsed.warnings {
                 cfg.config_diagnostics.push(config_diag(
                     &registry::CFG003,

@@ -261,6 +261,28 @@ pub fn redact_user_secrets_of(dir: &crate::handoff::HandoffDir) -> crate::error:
     Ok(())
 }
 
+/// Makes the boundary redact what the secrets section of a `.aiignore` version that is not
+/// (or not only) on disk matches: a revision's or the index's (`shown` names it in errors),
+/// every one the gate judges with or against. In a monorepo only the directory a command
+/// located was registered, so the gate, run at the root, printed what a package's secrets
+/// section names in file names, in clear (review atk42 #5); and a range that excepted a
+/// secret in its own `.aiignore` had it printed by the base's definition as well.
+pub fn redact_user_secrets_in(shown: &str, text: &str) -> crate::error::Result<()> {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    let key = std::path::PathBuf::from(format!("\0{shown}\0{:016x}", h.finish()));
+    let mut user = USER_SECRETS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if user.files.iter().any(|(p, _)| *p == key) {
+        return Ok(());
+    }
+    let parsed = crate::lint::UserSecrets::parse(shown, text)?;
+    user.files.push((key, Some(parsed)));
+    Ok(())
+}
+
 /// The spans the registered `.aiignore` secrets sections match in `s`.
 fn user_secret_spans(s: &str) -> Vec<(usize, usize)> {
     let user = USER_SECRETS

@@ -650,3 +650,46 @@ fn a_handoff_link_out_of_its_package_is_refused() {
     ci.assert_code(2);
     assert!(ci.stderr.contains("out of its package"), "{ci}");
 }
+
+/// Review atk42 #5: what a package's `.aiignore` calls a secret is redacted from what the
+/// gate prints at the monorepo's root, as it is for the directory a command runs in: only
+/// that one was registered with the output boundary, so `verify`, `review` and the hook
+/// printed a changed file's name holding the package's secret in clear.
+#[test]
+fn a_package_aiignore_secret_is_redacted_from_what_the_root_prints() {
+    const SECRET: &str = "ACME-83920571";
+    let repo = monorepo(&["api", "web"]);
+    repo.write(
+        "packages/api/.ai/handoff/.aiignore",
+        "# Secrets\nre:\\bACME-[0-9]{8}\\b\n",
+    );
+    repo.aahp_in("packages/api", &["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "api secrets"]);
+    repo.git(&["tag", "base"]);
+    repo.write(&format!("packages/api/src/{SECRET}.rs"), "fn f() {}\n");
+    repo.git(&["add", "-A"]);
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(1);
+    assert!(hook.stdout.contains("packages/api/src/"), "{hook}");
+    assert!(
+        !hook.stdout.contains(SECRET) && !hook.stderr.contains(SECRET),
+        "{hook}"
+    );
+    repo.git(&["commit", "-q", "--no-verify", "-m", "code"]);
+    for args in [
+        &["verify", "--level", "ci", "--base", "base"][..],
+        &[
+            "verify", "--level", "ci", "--base", "base", "--format", "github",
+        ],
+        &["--json", "verify", "--level", "ci", "--base", "base"],
+        &["review", "--base", "base"],
+    ] {
+        let out = repo.aahp(args);
+        assert!(out.stdout.contains("packages/api/src/"), "{args:?}\n{out}");
+        assert!(
+            !out.stdout.contains(SECRET) && !out.stderr.contains(SECRET),
+            "{args:?}\n{out}"
+        );
+    }
+}
