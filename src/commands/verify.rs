@@ -4647,13 +4647,16 @@ fn dropped_since_base(
         );
         return Ok(());
     };
-    let (shown, dropped) =
+    let (shown, dropped, replaced) =
         match log_stream::dropped_from_base(base_content, head, Limits::default()) {
             Ok(d) => d,
             // An index that cannot be read is reported by the archive check itself.
             Err(log::LogError::Malformed { .. }) => return Ok(()),
             Err(e) => return Err(e.into_error(|f| judged.dir.path_of(f))),
         };
+    if !replaced.is_empty() {
+        redactions_since_base(repo, judged, snap, base, &replaced, layer)?;
+    }
     for e in &shown {
         layer.fail(
             Some(index_path.clone()),
@@ -4672,6 +4675,91 @@ fn dropped_since_base(
                 dropped - shown.len()
             ),
         );
+    }
+    Ok(())
+}
+
+/// Checks the redactions a change records in place of base archive entries (`replaced`:
+/// base line, head digest, head heading): the head entry must be a redaction of the base
+/// entry's text, as `archive --reindex` requires of what it records (a `[redacted: REASON]`
+/// marker, the text outside it the base's), else the base entry was deleted and the
+/// change fails; a real one is a warning, since it removes archived text and a reviewer
+/// should see it (review atk42 #6: the `redactions` list is the change's own word, and a
+/// record written by hand replaced an archived entry by any text without a word).
+fn redactions_since_base(
+    repo: &Repo,
+    judged: Judged<'_>,
+    snap: &Snapshot,
+    base: ObjectId,
+    replaced: &[(log::IndexEntry, String, String)],
+    layer: &mut Layer,
+) -> Result<()> {
+    use crate::handoff::log_stream::{self, Bytes, Limits};
+    let archive_path = judged.dir.path_of(log::ARCHIVE_FILE);
+    let wanted_head: std::collections::HashSet<String> =
+        replaced.iter().map(|(_, sha, _)| sha.clone()).collect();
+    let wanted_base: std::collections::HashSet<String> =
+        replaced.iter().map(|(b, _, _)| b.sha256.clone()).collect();
+    let mem = snap.get(log::ARCHIVE_FILE).map(Bytes);
+    let head_entries = match snap
+        .streamed
+        .get(log::ARCHIVE_FILE)
+        .map(|s| s as &dyn log_stream::Content)
+        .or(mem.as_ref().map(|b| b as &dyn log_stream::Content))
+    {
+        Some(head) => log_stream::entries_with_digests(head, &wanted_head, Limits::default())
+            .map_err(|e| e.into_error(|f| judged.dir.path_of(f)))?,
+        None => std::collections::HashMap::new(),
+    };
+    let base_path = location::join(judged.base_rel, log::ARCHIVE_FILE);
+    let base_entries = match repo.tree_file_at(base, &base_path)? {
+        Some(file) if !file.is_link => {
+            let bytes = repo
+                .blob_within(file.id, crate::handoff::max_bytes(&base_path))?
+                .map_err(|len| super::lint::too_large_to_lint(&base_path, len))?;
+            log_stream::entries_with_digests(&Bytes(&bytes), &wanted_base, Limits::default())
+                .map_err(|e| e.into_error(|f| judged.dir.path_of(f)))?
+        }
+        _ => std::collections::HashMap::new(),
+    };
+    let original = |sha: &str| base_entries.get(sha).map(|e| e.text.clone());
+    for (line, sha, title) in replaced {
+        let verdict = match head_entries.get(sha) {
+            None => Err("the archive holds no entry with the digest its record names".to_string()),
+            Some(e) => match log::redaction_target(e, &[line], &[false], &original) {
+                Ok(_) => Ok(log::redaction_reasons(&e.text)),
+                Err(log::ArchiveProblem::NotRedaction { why, .. }) => Err(why),
+                Err(_) => Err("it is no redaction of that entry".to_string()),
+            },
+        };
+        match verdict {
+            Ok(reasons) => layer.warn(
+                Some(archive_path.clone()),
+                format!(
+                    "the archived entry \"{}\" of the base ({}) is redacted by this change \
+                     (\"{title}\"{}): its text leaves the archive (not git's history); a \
+                     reviewer should confirm it",
+                    line.title,
+                    Repo::short(base),
+                    if reasons.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", {}", reasons.join("; "))
+                    }
+                ),
+            ),
+            Err(why) => layer.fail(
+                Some(archive_path.clone()),
+                format!(
+                    "the archived entry \"{}\" of the base ({}) is gone, and the redaction the \
+                     index records in its place (\"{title}\") is none: {why}; LOG-ARCHIVE.md is \
+                     append-only: restore the entry, or redact its text with `[redacted: \
+                     REASON]` and run `git aahp archive --reindex`",
+                    line.title,
+                    Repo::short(base)
+                ),
+            ),
+        }
     }
     Ok(())
 }

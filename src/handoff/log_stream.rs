@@ -1880,12 +1880,16 @@ pub fn verify_streamed(
 /// --reindex`: the same heading first, then any). Both indexes are read as streams; only
 /// the head's digests (and the first [`MAX_DROPPED_SHOWN`] dropped lines) are held. Returns
 /// the dropped lines shown and how many were dropped (review s23 #6: a pull request that
-/// deleted an archived entry with its index line passed, the pair agreeing with itself).
+/// deleted an archived entry with its index line passed, the pair agreeing with itself),
+/// and each base line a redaction took the place of with the head entry's digest and
+/// heading: the record is the head's own word, so the caller checks that the entry is a
+/// redaction of that line's text (review atk42 #6: a record written by hand replaced an
+/// archived entry by any text, and the gate passed it without a word).
 pub fn dropped_from_base(
     base: &dyn Content,
     head: &dyn Content,
     limits: Limits,
-) -> Result<(Vec<IndexEntry>, usize), LogError> {
+) -> Result<DroppedFromBase, LogError> {
     // Keyed by the digests' bytes: a 20,000-entry index's hex strings took 2.6 MB here,
     // their bytes 1.2 MB (issue #14). A digest that is not lowercase hex keeps its text.
     let mut listed = Counts::default();
@@ -1911,10 +1915,10 @@ pub fn dropped_from_base(
         read_index_keeping(base, limits, &mut take, None, true)?;
     }
     if missing.is_empty() {
-        return Ok((missing, 0));
+        return Ok((missing, 0, Vec::new()));
     }
     // The redacted entries the base does not list: each stands for one line it dropped.
-    let mut redacted: Vec<String> = Vec::new();
+    let mut redacted: Vec<(String, String)> = Vec::new();
     if let Some(Value::Array(records)) = others.get("redactions") {
         for r in records {
             let Some(sha) = r["sha256"].as_str() else {
@@ -1924,22 +1928,50 @@ pub fn dropped_from_base(
                 && *n > 0
             {
                 *n -= 1;
-                redacted.push(r["title"].as_str().unwrap_or_default().to_string());
+                redacted.push((
+                    sha.to_string(),
+                    r["title"].as_str().unwrap_or_default().to_string(),
+                ));
             }
         }
     }
-    missing.retain(|m| match redacted.iter().position(|t| *t == m.title) {
+    let mut replaced: Vec<(IndexEntry, String, String)> = Vec::new();
+    missing.retain(|m| match redacted.iter().position(|(_, t)| *t == m.title) {
         Some(i) => {
-            redacted.swap_remove(i);
+            let (sha, title) = redacted.swap_remove(i);
+            replaced.push((m.clone(), sha, title));
             false
         }
         None => true,
     });
-    let replaced = redacted.len().min(missing.len());
-    missing.drain(..replaced);
+    let n = redacted.len().min(missing.len());
+    for (m, (sha, title)) in missing.drain(..n).zip(redacted) {
+        replaced.push((m, sha, title));
+    }
     let dropped = missing.len();
     missing.truncate(MAX_DROPPED_SHOWN);
-    Ok((missing, dropped))
+    Ok((missing, dropped, replaced))
+}
+
+/// What [`dropped_from_base`] finds: the dropped base lines shown, how many were dropped,
+/// and (base line, head digest, head heading) for each line a recorded redaction took.
+pub type DroppedFromBase = (Vec<IndexEntry>, usize, Vec<(IndexEntry, String, String)>);
+
+/// The entries of an archive whose digests are `wanted`, read as a stream (only those are
+/// held): what a redaction the gate checks replaced, and what replaced it.
+pub fn entries_with_digests(
+    archive: &dyn Content,
+    wanted: &std::collections::HashSet<String>,
+    limits: Limits,
+) -> Result<HashMap<String, LogEntry>, LogError> {
+    let mut out = HashMap::new();
+    let mut entries = Entries::new(archive, limits, ARCHIVE_FILE)?;
+    while let Some(e) = entries.next_entry()? {
+        if wanted.contains(e.digest_ref()) {
+            out.entry(e.digest_ref().to_string()).or_insert(e);
+        }
+    }
+    Ok(out)
 }
 
 /// How many times an index lists each digest, by the digest's 32 bytes when it is

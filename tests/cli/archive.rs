@@ -2831,3 +2831,70 @@ fn writers_refuse_a_skip_worktree_handoff_file_without_a_sparse_checkout() {
     repo.aahp(&["archive"]).assert_code(0);
     assert_eq!(headers(&repo.read(ARCHIVE)).len(), 3);
 }
+
+/// Review atk42 #6: the index's `redactions` list is the change's own word. A record written
+/// by hand let a change replace an archived entry by any text (the base's entry deleted,
+/// the index's line rewritten for the new text): the pre-commit hook and `verify --level ci`
+/// passed it without a word. The entry in its place must be a redaction of the base's text
+/// (a `[redacted: REASON]` marker, the rest unchanged), and a real one is said.
+#[test]
+fn a_redaction_recorded_by_hand_does_not_excuse_a_deleted_archive_entry() {
+    use git_aahp::handoff::log::LogFile;
+    let ci = ["verify", "--level", "ci", "--base", "base"];
+    let digest_of = |archive: &str, title: &str| {
+        LogFile::parse(archive)
+            .entries
+            .into_iter()
+            .find(|e| e.header.contains(title))
+            .unwrap()
+            .digest()
+    };
+    // Replaced by other text under the same heading, with a record naming it.
+    let repo = rotated_repo();
+    repo.git(&["tag", "base"]);
+    let archive = repo.read(ARCHIVE);
+    let old = digest_of(&archive, "Session 2");
+    let forged = archive.replace("- change 2\n", "- nothing worth keeping happened\n");
+    let new = digest_of(&forged, "Session 2");
+    repo.write(ARCHIVE, &forged);
+    let mut index: serde_json::Value = serde_json::from_str(&repo.read(INDEX)).unwrap();
+    let text = index.to_string().replace(&old, &new);
+    index = serde_json::from_str(&text).unwrap();
+    index["redactions"] = serde_json::json!([{
+        "sha256": new,
+        "title": "## [2026-10-02] agent-0: Session 2",
+        "reasons": ["tidy"],
+        "date": "2026-11-20"
+    }]);
+    repo.write(INDEX, serde_json::to_string_pretty(&index).unwrap());
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(1);
+    assert!(hook.stdout.contains("Session 2"), "{hook}");
+    repo.git(&["commit", "-q", "--no-verify", "-m", "tidy the archive"]);
+    let out = repo.aahp(&ci);
+    out.assert_code(1);
+    assert!(
+        out.stdout.contains("Session 2") && out.stdout.contains("append-only"),
+        "{out}"
+    );
+
+    // A real redaction, recorded by `archive --reindex`: passes, and is said.
+    let repo = rotated_repo();
+    repo.git(&["tag", "base"]);
+    let redacted = repo
+        .read(ARCHIVE)
+        .replace("- change 2\n", "- change [redacted: customer name]\n");
+    repo.write(ARCHIVE, &redacted);
+    repo.aahp(&["archive", "--reindex"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "redact"]);
+    let out = repo.aahp(&ci);
+    out.assert_code(0);
+    assert!(
+        out.stdout.contains("is redacted by this change") && out.stdout.contains("customer name"),
+        "{out}"
+    );
+}
