@@ -339,6 +339,27 @@ pub fn merge_index(base: &str, ours: &str, theirs: &str) -> Option<Merged> {
     };
     let entries = union_by_key(&list(&b)?, &list(&o)?, &list(&t)?, key, date);
     let mut doc = o;
+    // The redactions either branch recorded stay recorded, and a key only theirs holds is
+    // kept (a field we do not own is never lost): ours' keys alone were kept, so a
+    // redaction theirs recorded (`archive --reindex`) vanished from the merged index, and
+    // the merge then failed the gate as a deleted archive entry (review atk42 #7).
+    let theirs_redactions = match t.get("redactions") {
+        Some(Value::Array(r)) => r.clone(),
+        _ => Vec::new(),
+    };
+    for (k, v) in t {
+        if k != "entries" && !doc.contains_key(&k) {
+            doc.insert(k, v);
+        }
+    }
+    if let Some(Value::Array(ours)) = doc.get_mut("redactions") {
+        let held: std::collections::HashSet<String> = ours.iter().map(Value::to_string).collect();
+        ours.extend(
+            theirs_redactions
+                .into_iter()
+                .filter(|r| !held.contains(&r.to_string())),
+        );
+    }
     doc.insert("entries".into(), Value::Array(entries));
     let mut text = serde_json::to_string_pretty(&Value::Object(doc)).ok()?;
     text.push('\n');
@@ -1721,6 +1742,57 @@ mod index_keys {
         assert!(merge_index(base, ours, theirs).is_none());
         let ours = r#"{"version": 1, "owner": "bob", "entries": []}"#;
         assert!(merge_index(base, ours, theirs).is_some());
+    }
+
+    /// Review atk42 #7: a redaction one branch recorded stays recorded in the merged index
+    /// (ours' other keys alone were kept), with both branches' when each recorded one.
+    #[test]
+    fn the_redactions_either_branch_recorded_are_kept() {
+        let e = |sha: &str, t: &str| {
+            format!(r#"{{"sha256": "{sha}", "title": "[2026-11-{t}] a: x{t}"}}"#)
+        };
+        let r = |sha: &str, t: &str| {
+            format!(
+                r#"{{"sha256": "{sha}", "title": "[2026-11-{t}] a: x{t}", "reasons": ["r"], "date": "2026-11-30"}}"#
+            )
+        };
+        let base = format!(r#"{{"version": 1, "entries": [{}]}}"#, e("aa", "10"));
+        let ours = format!(
+            r#"{{"version": 1, "entries": [{}, {}]}}"#,
+            e("aa", "10"),
+            e("cc", "20")
+        );
+        let theirs = format!(
+            r#"{{"version": 1, "entries": [{}], "redactions": [{}]}}"#,
+            e("bb", "10"),
+            r("bb", "10")
+        );
+        let merged: serde_json::Value =
+            serde_json::from_str(&merge_index(&base, &ours, &theirs).unwrap().text).unwrap();
+        assert_eq!(merged["redactions"][0]["sha256"], "bb", "{merged}");
+        // Both branches recorded one: both are kept, each once.
+        let ours = format!(
+            r#"{{"version": 1, "entries": [{}, {}], "redactions": [{}]}}"#,
+            e("aa", "10"),
+            e("dd", "20"),
+            r("dd", "20")
+        );
+        let theirs = format!(
+            r#"{{"version": 1, "entries": [{}, {}], "redactions": [{}, {}]}}"#,
+            e("bb", "10"),
+            e("dd", "20"),
+            r("bb", "10"),
+            r("dd", "20")
+        );
+        let merged: serde_json::Value =
+            serde_json::from_str(&merge_index(&base, &ours, &theirs).unwrap().text).unwrap();
+        let shas: Vec<&str> = merged["redactions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["sha256"].as_str().unwrap())
+            .collect();
+        assert_eq!(shas, ["dd", "bb"], "{merged}");
     }
 }
 
