@@ -1959,9 +1959,9 @@ pub type DroppedFromBase = (Vec<IndexEntry>, usize, Vec<(IndexEntry, String, Str
 
 /// The entries of an archive whose digests are `wanted`, read as a stream (only those are
 /// held): what a redaction the gate checks replaced, and what replaced it.
-pub fn entries_with_digests(
+pub fn entries_with_digests<S: std::hash::BuildHasher>(
     archive: &dyn Content,
-    wanted: &std::collections::HashSet<String>,
+    wanted: &std::collections::HashSet<String, S>,
     limits: Limits,
 ) -> Result<HashMap<String, LogEntry>, LogError> {
     let mut out = HashMap::new();

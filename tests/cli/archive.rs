@@ -690,6 +690,20 @@ fn a_rerun_clears_the_temporary_files_of_a_writer_killed_mid_write() {
     assert!(out.stdout.contains(".aahp-tmp-draft.md:3:"), "{out}");
 }
 
+/// A rotated repository tagged `base`, with one archived entry redacted and re-indexed by
+/// `archive --reindex`, staged.
+fn redacted_since_base() -> TestRepo {
+    let repo = rotated_repo();
+    repo.git(&["tag", "base"]);
+    let redacted = repo
+        .read(ARCHIVE)
+        .replace("- change 2\n", "- change [redacted: customer name]\n");
+    repo.write(ARCHIVE, &redacted);
+    repo.aahp(&["archive", "--reindex"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo
+}
+
 fn rotated_repo() -> TestRepo {
     let repo = repo_with_log(&journal(14));
     repo.aahp(&["archive"]).assert_code(0);
@@ -2523,14 +2537,7 @@ fn an_archived_entry_dropped_with_its_index_line_fails_against_the_base() {
     }
 
     // A redaction recorded by `--reindex` keeps the entry's place: the archive layer passes.
-    let repo = rotated_repo();
-    repo.git(&["tag", "base"]);
-    let redacted = repo
-        .read(ARCHIVE)
-        .replace("- change 2\n", "- change [redacted: customer name]\n");
-    repo.write(ARCHIVE, &redacted);
-    repo.aahp(&["archive", "--reindex"]).assert_code(0);
-    repo.git(&["add", "-A"]);
+    let repo = redacted_since_base();
     repo.git(&["commit", "-q", "--no-verify", "-m", "redact"]);
     let out = repo.aahp(&["--json", "verify", "--level", "ci", "--base", "base"]);
     let json = out.json();
@@ -2881,14 +2888,7 @@ fn a_redaction_recorded_by_hand_does_not_excuse_a_deleted_archive_entry() {
     );
 
     // A real redaction, recorded by `archive --reindex`: passes, and is said.
-    let repo = rotated_repo();
-    repo.git(&["tag", "base"]);
-    let redacted = repo
-        .read(ARCHIVE)
-        .replace("- change 2\n", "- change [redacted: customer name]\n");
-    repo.write(ARCHIVE, &redacted);
-    repo.aahp(&["archive", "--reindex"]).assert_code(0);
-    repo.git(&["add", "-A"]);
+    let repo = redacted_since_base();
     repo.aahp(&["hook", "pre-commit"]).assert_code(0);
     repo.git(&["commit", "-q", "--no-verify", "-m", "redact"]);
     let out = repo.aahp(&ci);

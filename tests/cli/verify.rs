@@ -549,6 +549,19 @@ fn a_broken_pipe_keeps_a_failing_exit_status() {
     assert_eq!(exit_code_with_closed_stdout(&clean, &["lint"]), 0);
 }
 
+/// Writes an allowlist entry approving the SEC020 finding `fp` (a test fixture), regenerates
+/// the manifest and stages everything.
+fn allow_token_staged(repo: &TestRepo, fp: &str) {
+    repo.write(
+        ".ai/handoff/aahp-allowlist.json",
+        format!(
+            r#"{{"version":1,"entries":[{{"rule":"SEC020","fingerprint":"{fp}","reason":"test fixture, revoked","owner":"alice","expires":"2027-01-15"}}]}}"#
+        ),
+    );
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+}
+
 /// Review atk42 #2: the pre-commit hook says what the commit adds to keep its own text from
 /// being judged (an allowlist entry for its own token, an inline marker over its own
 /// injection), as the pre-push hook and CI do: it passed such a commit without a word. The
@@ -574,14 +587,7 @@ fn the_pre_commit_hook_says_a_suppression_the_commit_adds() {
         .as_str()
         .unwrap()
         .to_string();
-    repo.write(
-        ".ai/handoff/aahp-allowlist.json",
-        format!(
-            r#"{{"version":1,"entries":[{{"rule":"SEC020","fingerprint":"{fp}","reason":"test fixture, revoked","owner":"alice","expires":"2027-01-15"}}]}}"#
-        ),
-    );
-    repo.aahp(&["manifest"]).assert_code(0);
-    repo.git(&["add", "-A"]);
+    allow_token_staged(&repo, &fp);
     let hook = repo.aahp(&["hook", "pre-commit"]);
     hook.assert_code(0);
     let said: Vec<&str> = hook
@@ -634,14 +640,7 @@ fn suppressions_a_range_adds_or_removes_are_visible_at_ci() {
         .as_str()
         .unwrap()
         .to_string();
-    repo.write(
-        ".ai/handoff/aahp-allowlist.json",
-        format!(
-            r#"{{"version":1,"entries":[{{"rule":"SEC020","fingerprint":"{fp}","reason":"test fixture, revoked","owner":"alice","expires":"2027-01-15"}}]}}"#
-        ),
-    );
-    repo.aahp(&["manifest"]).assert_code(0);
-    repo.git(&["add", "-A"]);
+    allow_token_staged(&repo, &fp);
     repo.git(&["commit", "-q", "--no-verify", "-m", "allow my own token"]);
     let out = repo.aahp(&ci);
     assert!(
