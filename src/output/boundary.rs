@@ -231,10 +231,23 @@ struct UserSecrets {
     /// The registered `.aiignore` files, each with its parsed secrets section (`None`: the
     /// file does not exist).
     files: Vec<(std::path::PathBuf, Option<crate::lint::UserSecrets>)>,
+    /// Hashes of the texts parsed: the same text registered again (the index's version of
+    /// the file on disk) is not parsed twice.
+    texts: Vec<u64>,
 }
 
-static USER_SECRETS: std::sync::Mutex<UserSecrets> =
-    std::sync::Mutex::new(UserSecrets { files: Vec::new() });
+static USER_SECRETS: std::sync::Mutex<UserSecrets> = std::sync::Mutex::new(UserSecrets {
+    files: Vec::new(),
+    texts: Vec::new(),
+});
+
+/// A text's hash, to know it registered already.
+fn text_hash(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
+}
 
 /// Makes the boundary redact what the secrets section of the `.aiignore` in `dir` matches,
 /// in every output of this process from now on (the same text `lint` redacts in its
@@ -253,7 +266,14 @@ pub fn redact_user_secrets_of(dir: &crate::handoff::HandoffDir) -> crate::error:
         let shown = dir.path_of(crate::handoff::AIIGNORE);
         let bytes = crate::handoff::read_limited(&path, &shown)?;
         let text = crate::handoff::decode_text(&shown, &bytes)?;
-        Some(crate::lint::UserSecrets::parse(&shown, text)?)
+        let hash = text_hash(text);
+        if user.texts.contains(&hash) {
+            None
+        } else {
+            let parsed = crate::lint::UserSecrets::parse(&shown, text)?;
+            user.texts.push(hash);
+            Some(parsed)
+        }
     } else {
         None
     };
@@ -268,18 +288,16 @@ pub fn redact_user_secrets_of(dir: &crate::handoff::HandoffDir) -> crate::error:
 /// section names in file names, in clear (review atk42 #5); and a range that excepted a
 /// secret in its own `.aiignore` had it printed by the base's definition as well.
 pub fn redact_user_secrets_in(shown: &str, text: &str) -> crate::error::Result<()> {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    text.hash(&mut h);
-    let key = std::path::PathBuf::from(format!("\0{shown}\0{:016x}", h.finish()));
+    let hash = text_hash(text);
     let mut user = USER_SECRETS
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if user.files.iter().any(|(p, _)| *p == key) {
+    if user.texts.contains(&hash) {
         return Ok(());
     }
     let parsed = crate::lint::UserSecrets::parse(shown, text)?;
-    user.files.push((key, Some(parsed)));
+    user.texts.push(hash);
+    user.files.push((std::path::PathBuf::new(), Some(parsed)));
     Ok(())
 }
 
