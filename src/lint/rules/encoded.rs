@@ -779,6 +779,17 @@ fn judge(
         .min_by_key(|f| (f.severity, f.rule.id));
     match hit {
         Some(f) => out.push(decodes_to(f, start, end, how, decoded)),
+        None if disclosure_in(decoded, &scan.text()[start..end]).is_some() => {
+            out.push(Finding::new(
+                &ENC001,
+                start,
+                end,
+                format!(
+                    "{how} text decodes to an order to disclose secrets: {}",
+                    excerpt(decoded)
+                ),
+            ));
+        }
         None => {
             out.push(Finding::new(
                 &ENC002,
@@ -1091,6 +1102,25 @@ pub(crate) fn obfuscated(scan: &Scan<'_>, out: &mut Vec<Finding>) {
             hits += 1;
             count_top(scan, |p| p.hits += 1);
             done_until = e;
+        } else if hit.is_none()
+            && matches!(
+                how,
+                "Morse" | "binary codes" | "hex codes" | "decimal codes" | "base32"
+            )
+            && let Some(order) = disclosure_in(&decoded, &text[s..e])
+        {
+            out.push(Finding::new(
+                &ENC001,
+                s,
+                e,
+                format!(
+                    "{how} text decodes to an order to disclose secrets: {}",
+                    excerpt(&order)
+                ),
+            ));
+            hits += 1;
+            count_top(scan, |p| p.hits += 1);
+            done_until = e;
         }
     }
 }
@@ -1111,6 +1141,8 @@ type Candidate = (usize, usize, &'static str, String);
 fn candidates(text: &str) -> Vec<Candidate> {
     let mut out: Vec<Candidate> = Vec::new();
     morse(text, &mut out);
+    number_codes(text, &mut out);
+    base32_runs(text, &mut out);
     let mut runs: Vec<(usize, usize)> = Vec::new();
     let mut singles: Vec<usize> = Vec::new();
     let mut found: Vec<Candidate> = Vec::new();
@@ -1231,6 +1263,172 @@ fn paragraphs(text: &str) -> Vec<(usize, usize)> {
         out.push((start, pos));
     }
     out
+}
+
+/// Text written as character codes, one group per character between blanks or commas: eight
+/// binary digits (`01110010 01100101`), two hex digits (`64 75 6d 70`) or a decimal code
+/// (`112 114 105`). A run of at least six groups of one kind whose values are all printable
+/// ASCII and hold letters and blanks is decoded (a hex dump of bytes that are not text, a
+/// list of numbers, decode to nothing). One pass over the text; each byte is read at most
+/// twice.
+fn number_codes(text: &str, out: &mut Vec<Candidate>) {
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum Kind {
+        Binary,
+        Hex,
+        Decimal,
+    }
+    fn kind_of(g: &[u8]) -> Option<Kind> {
+        if g.len() == 8 && g.iter().all(|c| matches!(c, b'0' | b'1')) {
+            Some(Kind::Binary)
+        } else if g.len() == 2 && g.iter().all(u8::is_ascii_hexdigit) {
+            Some(Kind::Hex)
+        } else if (2..=3).contains(&g.len()) && g.iter().all(u8::is_ascii_digit) {
+            Some(Kind::Decimal)
+        } else {
+            None
+        }
+    }
+    fn value(g: &[u8], k: Kind) -> Option<u8> {
+        let s = std::str::from_utf8(g).ok()?;
+        match k {
+            Kind::Binary => u8::from_str_radix(s, 2).ok(),
+            Kind::Hex => u8::from_str_radix(s, 16).ok(),
+            Kind::Decimal => s.parse::<u8>().ok(),
+        }
+    }
+    let b = text.as_bytes();
+    let sep = |c: u8| matches!(c, b' ' | b',' | b'\t');
+    let mut i = 0;
+    while i < b.len() {
+        // The start of a group: a digit or hex letter after a separator or a line's start.
+        if !b[i].is_ascii_hexdigit()
+            || i > 0 && !(sep(b[i - 1]) || b[i - 1] == b'\n' || b[i - 1] == b':')
+        {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut kind: Option<Kind> = None;
+        let mut decoded = String::new();
+        let mut end = i;
+        let mut groups = 0usize;
+        let mut j = i;
+        loop {
+            let g_end = j + b[j..].iter().take_while(|c| c.is_ascii_hexdigit()).count();
+            let g = &b[j..g_end];
+            let k = match (kind_of(g), kind) {
+                (Some(k), None) => k,
+                (Some(k), Some(prev)) if k == prev => k,
+                // `10` is a decimal and a hex group: the run's first kind decides.
+                (Some(Kind::Hex), Some(Kind::Decimal)) | (Some(Kind::Decimal), Some(Kind::Hex))
+                    if g.iter().all(u8::is_ascii_digit) && g.len() == 2 =>
+                {
+                    kind.expect("set")
+                }
+                _ => break,
+            };
+            let Some(v) = value(g, k).filter(|v| (32..127).contains(v)) else {
+                break;
+            };
+            kind = Some(k);
+            decoded.push(char::from(v));
+            groups += 1;
+            end = g_end;
+            let mut n = g_end;
+            while n < b.len() && sep(b[n]) {
+                n += 1;
+            }
+            if n == g_end || n >= b.len() || !b[n].is_ascii_hexdigit() {
+                break;
+            }
+            j = n;
+        }
+        i = end.max(start + 1);
+        let letters = decoded.bytes().filter(u8::is_ascii_alphabetic).count();
+        if groups >= 6 && decoded.contains(' ') && letters * 2 >= decoded.len() {
+            let how = match kind {
+                Some(Kind::Binary) => "binary codes",
+                Some(Kind::Hex) => "hex codes",
+                _ => "decimal codes",
+            };
+            out.push((start, end, how, decoded));
+        }
+    }
+}
+
+/// Base32 (RFC 4648: capitals and the digits 2 to 7, `=` padding) runs of at least 24
+/// characters, each decoded when the result is printable text with blanks. Prose holds no
+/// such run; a hash in base32 decodes to bytes that are not text.
+fn base32_runs(text: &str, out: &mut Vec<Candidate>) {
+    let b = text.as_bytes();
+    let class = |c: u8| c.is_ascii_uppercase() || (b'2'..=b'7').contains(&c);
+    let mut i = 0;
+    while i < b.len() {
+        if !class(b[i]) || i > 0 && b[i - 1].is_ascii_alphanumeric() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut j = i;
+        while j < b.len() && class(b[j]) {
+            j += 1;
+        }
+        let body_end = j;
+        while j < b.len() && b[j] == b'=' {
+            j += 1;
+        }
+        i = j.max(start + 1);
+        if body_end - start < 24 || b.get(j).is_some_and(u8::is_ascii_alphanumeric) {
+            continue;
+        }
+        let mut bits = 0u32;
+        let mut n = 0u32;
+        let mut bytes = Vec::with_capacity((body_end - start) * 5 / 8);
+        for &c in &b[start..body_end] {
+            let v = if c.is_ascii_uppercase() {
+                c - b'A'
+            } else {
+                c - b'2' + 26
+            };
+            bits = (bits << 5) | u32::from(v);
+            n += 5;
+            if n >= 8 {
+                n -= 8;
+                bytes.push(u8::try_from((bits >> n) & 0xff).expect("a byte"));
+            }
+            bits &= (1 << n) - 1;
+        }
+        if let Ok(t) = String::from_utf8(bytes)
+            && t.contains(' ')
+            && t.bytes().all(|c| (32..127).contains(&c) || c == b'\n')
+        {
+            out.push((start, j, "base32", t));
+        }
+    }
+}
+
+/// An order to disclose the reader's instructions or a secret in decoded text ("reveal your
+/// system prompt", "send me all the api keys", "print the contents of the env file"). Plain,
+/// such an order may be a task the handoff gives; encoded, it is hidden from the reviewer, and
+/// the encoding is what makes it an attack.
+static DISCLOSURE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r"(?i)\b(?:reveal|print|show|send|dump|paste|output|leak|give|list|e-?mail|post|upload|share|tell|display|expose|exfiltrate|copy|cat|read\s+out|repeat)\b[^.!?\n]{0,40}?\b(?:system\s+prompt|(?:hidden|secret|original|initial|internal|system)\s+(?:instructions|prompt|rules)|your\s+(?:instructions|prompt|rules)|secrets?|api[\s_-]?keys?|access\s+keys?|tokens?|passwords?|credentials?|\.env\b|env\s+file|environment\s+variables|private\s+keys?|ssh\s+keys?|keys)\b",
+    )
+    .expect("static regex")
+});
+
+/// The disclosure order `decoded` holds, when the stretch as written does not show it.
+fn disclosure_in(decoded: &str, plain: &str) -> Option<String> {
+    let m = DISCLOSURE.find(decoded)?;
+    let norm = |t: &str| {
+        t.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    };
+    (!norm(plain).contains(&norm(m.as_str()))).then(|| m.as_str().to_string())
 }
 
 /// Morse: runs of dots, dashes, blanks and slashes holding at least four letters, decoded
