@@ -46,6 +46,7 @@ pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<F
     escaped_lines(scan, out);
     concatenated_literals(scan, out);
     spaced_groups(scan, out);
+    split_cells(scan, out);
     // Escape runs (`%xx`, `\\xNN`, `\\uNNNN`) are rare: find them with memchr.
     let mut skip_until = 0;
     let mut judged = 0usize;
@@ -383,6 +384,83 @@ fn spaced_groups(scan: &Scan<'_>, out: &mut Vec<Finding>) {
     }
 }
 
+/// A token split across the cells of a Markdown table row (`| ghp_ab12 | cd34… | ef56… |`):
+/// each run of adjacent cells that hold one token-like word, the later ones holding a letter
+/// and a digit as a token's random part does, is joined and the row judged again by the
+/// secret rules; what that finds beyond the row as written is a credential here (ENC001,
+/// redacted). A cell holding words (`CI token`, `ci-bot`, a date) is never joined. One pass
+/// over each row.
+fn split_cells(scan: &Scan<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let mut judged = 0usize;
+    let mut pos = 0;
+    for raw in text.split_inclusive('\n') {
+        let start = pos;
+        pos += raw.len();
+        let line = raw.trim_end_matches(['\n', '\r']);
+        let body = line.trim_start_matches([' ', '\t', '>']);
+        if !body.starts_with('|') || memchr::memchr(b'|', &body.as_bytes()[1..]).is_none() {
+            continue;
+        }
+        // The cells (ranges of `line`), trimmed of blanks and backticks.
+        let mut cells: Vec<(usize, usize)> = Vec::new();
+        let mut from = line.len() - body.len() + 1;
+        for piece in line[from..].split('|') {
+            let a = from + (piece.len() - piece.trim_start_matches([' ', '\t', '`']).len());
+            let b = from + piece.trim_end_matches([' ', '\t', '`']).len();
+            cells.push((a, b.max(a)));
+            from += piece.len() + 1;
+        }
+        let word = |c: (usize, usize)| {
+            let v = &line[c.0..c.1];
+            v.len() >= 4
+                && v.bytes()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-'))
+        };
+        let random = |c: (usize, usize)| {
+            let v = line[c.0..c.1].as_bytes();
+            v.iter().any(u8::is_ascii_digit) && v.iter().any(u8::is_ascii_alphabetic)
+        };
+        let mut joined = String::with_capacity(line.len());
+        let mut copied = 0;
+        let mut span: Option<(usize, usize)> = None;
+        let mut i = 0;
+        while i + 1 < cells.len() {
+            let mut j = i;
+            while j + 1 < cells.len() && word(cells[j]) && word(cells[j + 1]) && random(cells[j + 1]) {
+                j += 1;
+            }
+            if j > i {
+                joined.push_str(&line[copied..cells[i].1]);
+                for k in i + 1..=j {
+                    joined.push_str(&line[cells[k].0..cells[k].1]);
+                }
+                copied = cells[j].1;
+                span = Some((span.map_or(cells[i].0, |s| s.0), cells[j].1));
+                i = j + 1;
+            } else {
+                i += 1;
+            }
+        }
+        let Some((s, e)) = span else { continue };
+        joined.push_str(&line[copied..]);
+        if judged == MAX_DECODED {
+            return;
+        }
+        judged += 1;
+        count_top(scan, |p| p.decoded += 1);
+        if let Some(f) = new_secret(scan, line, &joined) {
+            out.push(decodes_to(
+                &f,
+                start + s,
+                start + e,
+                "split across table cells",
+                &joined,
+            ));
+        }
+    }
+}
+
 /// The first secret error that `joined` (a line read with its pieces joined) holds beyond
 /// what `line` as written shows, by rule.
 fn new_secret(scan: &Scan<'_>, line: &str, joined: &str) -> Option<Finding> {
@@ -520,6 +598,15 @@ fn escape_len(b: &[u8], i: usize) -> Option<usize> {
         b'U' => hex(i + 2, 8).then_some(10),
         b'x' => hex(i + 2, 2).then_some(4),
         b'/' => Some(2),
+        // C, Python, a shell's `printf` and `$'…'`: three octal digits, a byte
+        // (`gh\160_…`, `xoxb\055…`).
+        b'0'..=b'3'
+            if b
+                .get(i + 2..i + 4)
+                .is_some_and(|d| d.iter().all(|c| (b'0'..=b'7').contains(c))) =>
+        {
+            Some(4)
+        }
         _ => None,
     }
 }
@@ -547,6 +634,22 @@ fn undo_escapes(line: &str) -> Option<String> {
         let len = escape_len(b, at).unwrap_or(2);
         let (text, end): (Option<String>, usize) = match (b[at + 1], len) {
             (b'/', _) => (Some("/".into()), at + 2),
+            // A run of octal bytes, as UTF-8 where it is.
+            (b'0'..=b'3', _) => {
+                let mut bytes = Vec::new();
+                let mut j = at;
+                while b.get(j + 1).is_some_and(|c| (b'0'..=b'3').contains(c))
+                    && escape_len(b, j) == Some(4)
+                {
+                    bytes.push(u8::from_str_radix(&line[j + 1..j + 4], 8).unwrap_or(0));
+                    j += 4;
+                }
+                let text = match std::str::from_utf8(&bytes) {
+                    Ok(t) => t.to_string(),
+                    Err(_) => bytes.iter().map(|&c| char::from(c)).collect(),
+                };
+                (Some(text), j)
+            }
             (b'x', _) => {
                 let mut bytes = Vec::new();
                 let mut j = at;
