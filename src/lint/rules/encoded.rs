@@ -417,9 +417,15 @@ fn split_cells(scan: &Scan<'_>, out: &mut Vec<Finding>) {
                 && v.bytes()
                     .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-'))
         };
+        // A token's random part: a letter and a digit, or letters whose case turns often
+        // (`cCtLnMHwPdWgW`); a word in camel case (`ReleaseNotes`) turns once or twice.
         let random = |c: (usize, usize)| {
             let v = line[c.0..c.1].as_bytes();
-            v.iter().any(u8::is_ascii_digit) && v.iter().any(u8::is_ascii_alphabetic)
+            let turns = v
+                .windows(2)
+                .filter(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
+                .count();
+            v.iter().any(u8::is_ascii_digit) && v.iter().any(u8::is_ascii_alphabetic) || turns >= 3
         };
         let mut joined = String::with_capacity(line.len());
         let mut copied = 0;
