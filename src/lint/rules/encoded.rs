@@ -433,7 +433,11 @@ fn split_cells(scan: &Scan<'_>, out: &mut Vec<Finding>) {
         let mut i = 0;
         while i + 1 < cells.len() {
             let mut j = i;
-            while j + 1 < cells.len() && word(cells[j]) && word(cells[j + 1]) && random(cells[j + 1]) {
+            while j + 1 < cells.len()
+                && word(cells[j])
+                && word(cells[j + 1])
+                && random(cells[j + 1])
+            {
                 j += 1;
             }
             if j > i {
@@ -607,8 +611,7 @@ fn escape_len(b: &[u8], i: usize) -> Option<usize> {
         // C, Python, a shell's `printf` and `$'…'`: three octal digits, a byte
         // (`gh\160_…`, `xoxb\055…`).
         b'0'..=b'3'
-            if b
-                .get(i + 2..i + 4)
+            if b.get(i + 2..i + 4)
                 .is_some_and(|d| d.iter().all(|c| (b'0'..=b'7').contains(c))) =>
         {
             Some(4)

@@ -2341,7 +2341,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "guideline",
             "safeguard",
         ],
-        regex: r"\b((?:(?:your|the|its|any|all|my)\s+)?(?:[\w-]+\s+){0,2}?(?:filters?|polic(?:y|ies)|safety(?:\s+(?:layer|filters?|rules|training|checks?|system|guidelines))?|guardrails?|moderation|moderators?|censors?|censorship|rules|restrictions|guidelines|safeguards)\b)[^.!?\n;]{0,50}?\b(?:(?:is|are|was|were|will|does|do|did|can|could|would|may)(?:\s+not|n't)\s+(?:be\s+)?|cannot\s+|can't\s+|never\s+(?:be\s+)?|only\s+)(?:appl(?:y|ies|ied)|screen(?:s|ed)?|check(?:s|ed)?|scan(?:s|ned)?|review(?:s|ed)?|inspect(?:s|ed)?|moderated?|filter(?:s|ed)?|enforc(?:e|es|ed)|reads?|sees?|seen|pars(?:e|es|ed)|detect(?:s|ed)?|looks?\s+at|cover(?:s|ed)?|reach(?:es)?|touch(?:es)?|understands?|decodes?)\b|\b(?:exempt\s+from|bypass(?:es)?|escapes?|evades?|slips?\s+past|gets?\s+past|skips?|(?:is|are)\s+invisible\s+to|(?:is|are)\s+blind\s+to|(?:never|not)\s+(?:reviewed|checked|screened|seen|read|inspected|scanned|moderated|filtered)\s+by|not\s+subject\s+to)\s+((?:(?:your|the|its|any|all|my)\s+)?(?:[\w-]+\s+){0,2}?(?:filters?|polic(?:y|ies)|safety(?:\s+(?:layer|filters?|rules|training|checks?|system|guidelines))?|guardrails?|moderation|moderators?|censors?|censorship|rules|restrictions|guidelines|safeguards)\b)",
+        regex: r"\b((?:(?:your|the|its|any|all|my)\s+)?(?:[\w-]+\s+){0,2}?(?:filters?|polic(?:y|ies)|safety(?:\s+(?:layer|filters?|rules|training|checks?|system|guidelines))?|guardrails?|moderation|moderators?|censors?|censorship|rules|restrictions|guidelines|safeguards)\b)[^.!?\n;]{0,50}?\b(?:(?:is|are|was|were|will|does|do|did|can|could|would|may)(?:\s+not|n't)\s+(?:be\s+)?|cannot\s+|can't\s+|never\s+(?:be\s+)?|only\s+)(?:appl(?:y|ies|ied)|screen(?:s|ed)?|check(?:s|ed)?|scan(?:s|ned)?|review(?:s|ed)?|inspect(?:s|ed)?|moderated?|filter(?:s|ed)?|enforc(?:e|es|ed)|reads?|sees?|seen|pars(?:e|es|ed)|detect(?:s|ed)?|looks?\s+at|cover(?:s|ed)?|reach(?:es)?|touch(?:es)?|understands?|decodes?)\b|\b((?:(?:your|the|its|any|all|my)\s+)?(?:[\w-]+\s+){0,2}?(?:filters?|polic(?:y|ies)|safety(?:\s+(?:layer|filters?|rules|training|checks?|system|guidelines))?|guardrails?|moderation|moderators?|censors?|censorship|rules|restrictions|guidelines|safeguards)\b)[^.!?\n;]{0,50}?\b(?:skips|ignores|misses|overlooks|excludes)\b|\b(?:exempt\s+from|bypass(?:es)?|escapes?|evades?|slips?\s+past|gets?\s+past|skips?|(?:is|are)\s+invisible\s+to|(?:is|are)\s+blind\s+to|(?:never|not)\s+(?:reviewed|checked|screened|seen|read|inspected|scanned|moderated|filtered)\s+by|not\s+subject\s+to)\s+((?:(?:your|the|its|any|all|my)\s+)?(?:[\w-]+\s+){0,2}?(?:filters?|polic(?:y|ies)|safety(?:\s+(?:layer|filters?|rules|training|checks?|system|guidelines))?|guardrails?|moderation|moderators?|censors?|censorship|rules|restrictions|guidelines|safeguards)\b)",
         before: 90,
         after: 90,
         check: format_bypass,
@@ -8132,7 +8132,7 @@ static FORMAT_WORD: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new
 fn format_bypass(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let (s, e) = caps.whole();
-    let Some((ns, ne, noun)) = caps.first(&[1, 2]) else {
+    let Some((ns, ne, noun)) = caps.first(&[1, 2, 3]) else {
         return;
     };
     let owned = names_safeguards(noun) || {

@@ -515,9 +515,25 @@ mod tests {
 /// Prefixes of token formats whose random part is at least twenty characters (GitHub's,
 /// npm's, GitLab's, PyPI's, Stripe's, Slack's, Hugging Face's, OpenAI's, Anthropic's).
 const LONG_TOKEN_PREFIXES: &[&str] = &[
-    "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "npm_", "glpat-", "pypi-",
-    "sk_live_", "sk_test_", "rk_live_", "rk_test_", "xoxb-", "xoxp-", "xoxa-", "hf_",
-    "sk-proj-", "sk-ant-",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "npm_",
+    "glpat-",
+    "pypi-",
+    "sk_live_",
+    "sk_test_",
+    "rk_live_",
+    "rk_test_",
+    "xoxb-",
+    "xoxp-",
+    "xoxa-",
+    "hf_",
+    "sk-proj-",
+    "sk-ant-",
 ];
 
 /// The head of a token as a service displays it (`ghp_AbCdEfGhIj…`, the first ten characters
