@@ -122,7 +122,14 @@ pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<F
         let b64ish = len >= 24
             && seen & (LOWER | UPPER) == (LOWER | UPPER)
             && seen & (DIGIT | SYM | EQ) != 0;
-        if !(hexish || b64ish) {
+        // Base32 (RFC 4648): capitals and the digits 2 to 7, `=` padding.
+        let b32ish = len >= 24
+            && seen & (LOWER | SYM) == 0
+            && seen & UPPER != 0
+            && b[start..j]
+                .iter()
+                .all(|c| !c.is_ascii_digit() || (b'2'..=b'7').contains(c));
+        if !(hexish || b64ish || b32ish) {
             continue;
         }
         let run = &text[start..j];
@@ -140,11 +147,14 @@ pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<F
             continue;
         }
         let hex = run.bytes().all(|c| c.is_ascii_hexdigit());
+        let base32 = !hex && b32ish;
         let decoded = if hex {
             if run.len() < 32 || !run.len().is_multiple_of(2) {
                 continue;
             }
             decode_hex(run)
+        } else if base32 {
+            decode_base32(run)
         } else {
             if !looks_base64(run) {
                 continue;
@@ -159,7 +169,14 @@ pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<F
         }
         judged += 1;
         count_top(scan, |p| p.decoded += 1);
-        judge(scan, start, j, if hex { "hex" } else { "base64" }, &t, out);
+        let how = if hex {
+            "hex"
+        } else if base32 {
+            "base32"
+        } else {
+            "base64"
+        };
+        judge(scan, start, j, how, &t, out);
     }
 }
 
@@ -365,19 +382,17 @@ fn spaced_groups(scan: &Scan<'_>, out: &mut Vec<Finding>) {
                 line[s..e].replace(' ', ""),
                 &line[e..]
             );
-            if judged == MAX_DECODED {
+            let span = (line_start + s, line_start + e);
+            if !judge_joined(
+                scan,
+                &mut judged,
+                line,
+                &joined,
+                span,
+                "spaced in groups",
+                out,
+            ) {
                 return;
-            }
-            judged += 1;
-            count_top(scan, |p| p.decoded += 1);
-            if let Some(f) = new_secret(scan, line, &joined) {
-                out.push(decodes_to(
-                    &f,
-                    line_start + s,
-                    line_start + e,
-                    "spaced in groups",
-                    &joined,
-                ));
             }
         }
         line_start = line_end + 1;
@@ -392,18 +407,26 @@ fn spaced_groups(scan: &Scan<'_>, out: &mut Vec<Finding>) {
 /// over each row.
 fn split_cells(scan: &Scan<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
+    let b = text.as_bytes();
     let mut judged = 0usize;
-    let mut pos = 0;
-    for raw in text.split_inclusive('\n') {
-        let start = pos;
-        pos += raw.len();
-        let line = raw.trim_end_matches(['\n', '\r']);
+    let mut cells: Vec<(usize, usize)> = Vec::new();
+    // Lines are found from their first `|`: a text without tables costs one memchr.
+    let mut next_line = 0;
+    for p in memchr::memchr_iter(b'|', b) {
+        if p < next_line {
+            continue;
+        }
+        let start =
+            memchr::memrchr(b'\n', &b[next_line..p]).map_or(next_line, |k| next_line + k + 1);
+        let end = memchr::memchr(b'\n', &b[p..]).map_or(b.len(), |k| p + k);
+        next_line = end + 1;
+        let line = text[start..end].trim_end_matches('\r');
         let body = line.trim_start_matches([' ', '\t', '>']);
         if !body.starts_with('|') || memchr::memchr(b'|', &body.as_bytes()[1..]).is_none() {
             continue;
         }
         // The cells (ranges of `line`), trimmed of blanks and backticks.
-        let mut cells: Vec<(usize, usize)> = Vec::new();
+        cells.clear();
         let mut from = line.len() - body.len() + 1;
         for piece in line[from..].split('|') {
             let a = from + (piece.len() - piece.trim_start_matches([' ', '\t', '`']).len());
@@ -427,7 +450,7 @@ fn split_cells(scan: &Scan<'_>, out: &mut Vec<Finding>) {
                 .count();
             v.iter().any(u8::is_ascii_digit) && v.iter().any(u8::is_ascii_alphabetic) || turns >= 3
         };
-        let mut joined = String::with_capacity(line.len());
+        let mut joined = String::new();
         let mut copied = 0;
         let mut span: Option<(usize, usize)> = None;
         let mut i = 0;
@@ -454,21 +477,42 @@ fn split_cells(scan: &Scan<'_>, out: &mut Vec<Finding>) {
         }
         let Some((s, e)) = span else { continue };
         joined.push_str(&line[copied..]);
-        if judged == MAX_DECODED {
+        let span = (start + s, start + e);
+        if !judge_joined(
+            scan,
+            &mut judged,
+            line,
+            &joined,
+            span,
+            "split across table cells",
+            out,
+        ) {
             return;
         }
-        judged += 1;
-        count_top(scan, |p| p.decoded += 1);
-        if let Some(f) = new_secret(scan, line, &joined) {
-            out.push(decodes_to(
-                &f,
-                start + s,
-                start + e,
-                "split across table cells",
-                &joined,
-            ));
-        }
     }
+}
+
+/// Judges `line` read as `joined` ([`new_secret`]) and reports a credential found only so at
+/// `span` (written `how`); counts toward [`MAX_DECODED`] in `judged`. False when the limit was
+/// reached and nothing was judged: the caller stops.
+fn judge_joined(
+    scan: &Scan<'_>,
+    judged: &mut usize,
+    line: &str,
+    joined: &str,
+    span: (usize, usize),
+    how: &str,
+    out: &mut Vec<Finding>,
+) -> bool {
+    if *judged == MAX_DECODED {
+        return false;
+    }
+    *judged += 1;
+    count_top(scan, |p| p.decoded += 1);
+    if let Some(f) = new_secret(scan, line, joined) {
+        out.push(decodes_to(&f, span.0, span.1, how, joined));
+    }
+    true
 }
 
 /// The first secret error that `joined` (a line read with its pieces joined) holds beyond
@@ -1217,7 +1261,7 @@ pub(crate) fn obfuscated(scan: &Scan<'_>, out: &mut Vec<Finding>) {
         } else if hit.is_none()
             && matches!(
                 how,
-                "Morse" | "binary codes" | "hex codes" | "decimal codes" | "base32"
+                "Morse" | "binary codes" | "hex codes" | "decimal codes"
             )
             && let Some(order) = disclosure_in(&decoded, &text[s..e])
         {
@@ -1254,7 +1298,6 @@ fn candidates(text: &str) -> Vec<Candidate> {
     let mut out: Vec<Candidate> = Vec::new();
     morse(text, &mut out);
     number_codes(text, &mut out);
-    base32_runs(text, &mut out);
     let mut runs: Vec<(usize, usize)> = Vec::new();
     let mut singles: Vec<usize> = Vec::new();
     let mut found: Vec<Candidate> = Vec::new();
@@ -1384,140 +1427,143 @@ fn paragraphs(text: &str) -> Vec<(usize, usize)> {
 /// list of numbers, decode to nothing). One pass over the text; each byte is read at most
 /// twice.
 fn number_codes(text: &str, out: &mut Vec<Candidate>) {
-    #[derive(Clone, Copy, PartialEq, Eq)]
-    enum Kind {
-        Binary,
-        Hex,
-        Decimal,
-    }
-    fn kind_of(g: &[u8]) -> Option<Kind> {
-        if g.len() == 8 && g.iter().all(|c| matches!(c, b'0' | b'1')) {
-            Some(Kind::Binary)
-        } else if g.len() == 2 && g.iter().all(u8::is_ascii_hexdigit) {
-            Some(Kind::Hex)
-        } else if (2..=3).contains(&g.len()) && g.iter().all(u8::is_ascii_digit) {
-            Some(Kind::Decimal)
-        } else {
-            None
-        }
-    }
-    fn value(g: &[u8], k: Kind) -> Option<u8> {
-        let s = std::str::from_utf8(g).ok()?;
-        match k {
-            Kind::Binary => u8::from_str_radix(s, 2).ok(),
-            Kind::Hex => u8::from_str_radix(s, 16).ok(),
-            Kind::Decimal => s.parse::<u8>().ok(),
-        }
-    }
     let b = text.as_bytes();
-    let sep = |c: u8| matches!(c, b' ' | b',' | b'\t');
     let mut i = 0;
-    while i < b.len() {
-        // The start of a group: a digit or hex letter after a separator or a line's start.
-        if !b[i].is_ascii_hexdigit()
-            || i > 0 && !(sep(b[i - 1]) || b[i - 1] == b'\n' || b[i - 1] == b':')
-        {
+    // A run starts with a digit after a separator or a line's start: most bytes of prose are
+    // skipped by one comparison each.
+    while let Some(k) = b[i..].iter().position(u8::is_ascii_digit) {
+        i += k;
+        if i > 0 && !(code_sep(b[i - 1]) || b[i - 1] == b'\n' || b[i - 1] == b':') {
             i += 1;
             continue;
         }
         let start = i;
-        let mut kind: Option<Kind> = None;
-        let mut decoded = String::new();
-        let mut end = i;
-        let mut groups = 0usize;
-        let mut j = i;
-        loop {
-            let g_end = j + b[j..].iter().take_while(|c| c.is_ascii_hexdigit()).count();
-            let g = &b[j..g_end];
-            let k = match (kind_of(g), kind) {
-                (Some(k), None) => k,
-                (Some(k), Some(prev)) if k == prev => k,
-                // `10` is a decimal and a hex group: the run's first kind decides.
-                (Some(Kind::Hex), Some(Kind::Decimal)) | (Some(Kind::Decimal), Some(Kind::Hex))
-                    if g.iter().all(u8::is_ascii_digit) && g.len() == 2 =>
-                {
-                    kind.expect("set")
-                }
-                _ => break,
-            };
-            let Some(v) = value(g, k).filter(|v| (32..127).contains(v)) else {
-                break;
-            };
-            kind = Some(k);
-            decoded.push(char::from(v));
-            groups += 1;
-            end = g_end;
-            let mut n = g_end;
-            while n < b.len() && sep(b[n]) {
-                n += 1;
+        let mut run = code_run(b, start, None);
+        // `72 101 …`: a first group of two decimal digits is also a hex group; read as
+        // decimal when that reads further.
+        if run.groups < 6 && b.get(start + 2).is_none_or(|c| !c.is_ascii_hexdigit()) {
+            let again = code_run(b, start, Some(CodeKind::Decimal));
+            if again.groups > run.groups {
+                run = again;
             }
-            if n == g_end || n >= b.len() || !b[n].is_ascii_hexdigit() {
-                break;
-            }
-            j = n;
         }
-        i = end.max(start + 1);
-        let letters = decoded.bytes().filter(u8::is_ascii_alphabetic).count();
-        if groups >= 6 && decoded.contains(' ') && letters * 2 >= decoded.len() {
-            let how = match kind {
-                Some(Kind::Binary) => "binary codes",
-                Some(Kind::Hex) => "hex codes",
+        i = run.end.max(start + 1);
+        let letters = run.decoded.bytes().filter(u8::is_ascii_alphabetic).count();
+        if run.groups >= 6 && run.decoded.contains(' ') && letters * 2 >= run.decoded.len() {
+            let how = match run.kind {
+                Some(CodeKind::Binary) => "binary codes",
+                Some(CodeKind::Hex) => "hex codes",
                 _ => "decimal codes",
             };
-            out.push((start, end, how, decoded));
+            out.push((start, run.end, how, run.decoded));
         }
     }
 }
 
-/// Base32 (RFC 4648: capitals and the digits 2 to 7, `=` padding) runs of at least 24
-/// characters, each decoded when the result is printable text with blanks. Prose holds no
-/// such run; a hash in base32 decodes to bytes that are not text.
-fn base32_runs(text: &str, out: &mut Vec<Candidate>) {
-    let b = text.as_bytes();
-    let class = |c: u8| c.is_ascii_uppercase() || (b'2'..=b'7').contains(&c);
-    let mut i = 0;
-    while i < b.len() {
-        if !class(b[i]) || i > 0 && b[i - 1].is_ascii_alphanumeric() {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        let mut j = i;
-        while j < b.len() && class(b[j]) {
-            j += 1;
-        }
-        let body_end = j;
-        while j < b.len() && b[j] == b'=' {
-            j += 1;
-        }
-        i = j.max(start + 1);
-        if body_end - start < 24 || b.get(j).is_some_and(u8::is_ascii_alphanumeric) {
-            continue;
-        }
-        let mut bits = 0u32;
-        let mut n = 0u32;
-        let mut bytes = Vec::with_capacity((body_end - start) * 5 / 8);
-        for &c in &b[start..body_end] {
-            let v = if c.is_ascii_uppercase() {
-                c - b'A'
-            } else {
-                c - b'2' + 26
-            };
-            bits = (bits << 5) | u32::from(v);
-            n += 5;
-            if n >= 8 {
-                n -= 8;
-                bytes.push(u8::try_from((bits >> n) & 0xff).expect("a byte"));
-            }
-            bits &= (1 << n) - 1;
-        }
-        if let Ok(t) = String::from_utf8(bytes)
-            && t.contains(' ')
-            && t.bytes().all(|c| (32..127).contains(&c) || c == b'\n')
-        {
-            out.push((start, j, "base32", t));
-        }
+/// The kinds of character code [`number_codes`] reads.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CodeKind {
+    Binary,
+    Hex,
+    Decimal,
+}
+
+/// A run of character codes read from one start.
+struct CodeRun {
+    end: usize,
+    groups: usize,
+    kind: Option<CodeKind>,
+    decoded: String,
+}
+
+fn code_sep(c: u8) -> bool {
+    matches!(c, b' ' | b',' | b'\t')
+}
+
+/// The group's kind: eight binary digits, two hex digits, or two or three decimal digits.
+fn code_kind(g: &[u8]) -> Option<CodeKind> {
+    if g.len() == 8 && g.iter().all(|c| matches!(c, b'0' | b'1')) {
+        Some(CodeKind::Binary)
+    } else if g.len() == 2 && g.iter().all(u8::is_ascii_hexdigit) {
+        Some(CodeKind::Hex)
+    } else if (2..=3).contains(&g.len()) && g.iter().all(u8::is_ascii_digit) {
+        Some(CodeKind::Decimal)
+    } else {
+        None
     }
+}
+
+/// Reads groups of one kind (`forced`, or the first group's) from `start` while each is a
+/// printable ASCII code.
+fn code_run(b: &[u8], start: usize, forced: Option<CodeKind>) -> CodeRun {
+    let mut run = CodeRun {
+        end: start,
+        groups: 0,
+        kind: forced,
+        decoded: String::new(),
+    };
+    let mut j = start;
+    loop {
+        let g_end = j + b[j..].iter().take_while(|c| c.is_ascii_hexdigit()).count();
+        let g = &b[j..g_end];
+        let k = match (code_kind(g), run.kind) {
+            (Some(k), None) => k,
+            (Some(k), Some(prev)) if k == prev => k,
+            // Two decimal digits are a decimal group too.
+            (Some(CodeKind::Hex), Some(CodeKind::Decimal)) if g.iter().all(u8::is_ascii_digit) => {
+                CodeKind::Decimal
+            }
+            _ => break,
+        };
+        let radix = match k {
+            CodeKind::Binary => 2,
+            CodeKind::Hex => 16,
+            CodeKind::Decimal => 10,
+        };
+        let Some(v) = std::str::from_utf8(g)
+            .ok()
+            .and_then(|t| u8::from_str_radix(t, radix).ok())
+            .filter(|v| (32..127).contains(v))
+        else {
+            break;
+        };
+        run.kind = Some(k);
+        run.decoded.push(char::from(v));
+        run.groups += 1;
+        run.end = g_end;
+        let mut n = g_end;
+        while n < b.len() && code_sep(b[n]) {
+            n += 1;
+        }
+        if n == g_end || n >= b.len() || !b[n].is_ascii_hexdigit() {
+            break;
+        }
+        j = n;
+    }
+    run
+}
+
+/// Base32 (RFC 4648: capitals and the digits 2 to 7) decoded, `=` padding ignored; `None`
+/// for any other character.
+fn decode_base32(s: &str) -> Option<Vec<u8>> {
+    let mut bits = 0u32;
+    let mut n = 0u32;
+    let mut bytes = Vec::with_capacity(s.len() * 5 / 8);
+    for c in s.bytes().take_while(|&c| c != b'=') {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'2'..=b'7' => c - b'2' + 26,
+            _ => return None,
+        };
+        bits = (bits << 5) | u32::from(v);
+        n += 5;
+        if n >= 8 {
+            n -= 8;
+            bytes.push(u8::try_from((bits >> n) & 0xff).ok()?);
+        }
+        bits &= (1 << n) - 1;
+    }
+    Some(bytes)
 }
 
 /// An order to disclose the reader's instructions or a secret in decoded text ("reveal your
