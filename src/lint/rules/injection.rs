@@ -2357,7 +2357,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &PI004,
         keywords: &["before", "prior", "pre-", "base model", "underlying model"],
-        regex: r"\b(?:answer|respond|reply|write|speak|talk|act|behave|go\s+back\s+to\s+being|return\s+to\s+being|revert\s+to\s+being)\b([^.!?\n]{0,120}?)(\b(?:before|prior\s+to)\s[^.!?\n]{0,80}|\bpre-(?:rlhf|alignment|training|safety|guardrails?|filters?|fine-?tuning|censorship|moderation)\b|\b(?:base|underlying)\s+model\b)",
+        regex: r"\b(?:answer|respond|reply|write|speak|talk|act|behave|go\s+back\s+to\s+being|return\s+to\s+being|revert\s+to\s+being)\b[^.!?\n]{0,120}?(?:\b(?:before|prior\s+to)\s[^.!?\n]{0,80}|\bpre-(?:rlhf|alignment|training|safety|guardrails?|filters?|fine-?tuning|censorship|moderation)\b|\b(?:base|underlying)\s+model\b)",
         before: 170,
         after: 90,
         check: earlier_self,
@@ -8060,6 +8060,10 @@ static EARLIER_STRONG: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::
     )
     .expect("static regex")
 });
+static EARLIER_WHEN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"\b(?:before|prior\s+to)\s|\bpre-[a-z]|\b(?:base|underlying)\s+model\b")
+        .expect("static regex")
+});
 static EARLIER_WEAK: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
     regex::Regex::new(
         r"\b(?:as|like|the\s+way|how)\s+you\s+(?:did|used\s+to|would|were|originally|once|always)\b",
@@ -8085,17 +8089,21 @@ fn earlier_self(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if !imperative_at(text, s) || negated_before(text, s) {
         return;
     }
-    let who = caps.str(1).to_lowercase();
-    let when = caps.str(2).to_lowercase();
+    // The match read without capture groups (a capture engine on a line of such orders
+    // read to the line's end at each one): the stand-in is what precedes the first word of
+    // time or of a base model, the time what follows it.
+    let m = text[s..e].to_lowercase();
+    let cut = EARLIER_WHEN.find(&m).map_or(m.len(), |w| w.start());
+    let (who, when) = m.split_at(cut);
     let fire = if when.starts_with("before") || when.starts_with("prior") {
-        match EARLIER_RULES.captures(&when) {
+        match EARLIER_RULES.captures(when) {
             None => false,
             Some(c) => {
                 let theirs = c.name("ai").is_some()
                     || [" on you", " to you", " for you", " you were", " your "]
                         .iter()
                         .any(|p| when.contains(p));
-                EARLIER_STRONG.is_match(&who) || EARLIER_WEAK.is_match(&who) && theirs
+                EARLIER_STRONG.is_match(who) || EARLIER_WEAK.is_match(who) && theirs
             }
         }
     } else {
