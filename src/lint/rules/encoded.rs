@@ -382,13 +382,13 @@ fn spaced_groups(scan: &Scan<'_>, out: &mut Vec<Finding>) {
                 line[s..e].replace(' ', ""),
                 &line[e..]
             );
-            let span = (line_start + s, line_start + e);
+            let at = (line_start + s, line_start + e);
             if !judge_joined(
                 scan,
                 &mut judged,
                 line,
                 &joined,
-                span,
+                at,
                 "spaced in groups",
                 out,
             ) {
@@ -443,7 +443,7 @@ fn split_cells(scan: &Scan<'_>, out: &mut Vec<Finding>) {
         // A token's random part: a letter and a digit, or letters whose case turns often
         // (`cCtLnMHwPdWgW`); a word in camel case (`ReleaseNotes`) turns once or twice.
         let random = |c: (usize, usize)| {
-            let v = line[c.0..c.1].as_bytes();
+            let v = &line.as_bytes()[c.0..c.1];
             let turns = v
                 .windows(2)
                 .filter(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
@@ -452,7 +452,7 @@ fn split_cells(scan: &Scan<'_>, out: &mut Vec<Finding>) {
         };
         let mut joined = String::new();
         let mut copied = 0;
-        let mut span: Option<(usize, usize)> = None;
+        let mut joined_at: Option<(usize, usize)> = None;
         let mut i = 0;
         while i + 1 < cells.len() {
             let mut j = i;
@@ -469,21 +469,21 @@ fn split_cells(scan: &Scan<'_>, out: &mut Vec<Finding>) {
                     joined.push_str(&line[cells[k].0..cells[k].1]);
                 }
                 copied = cells[j].1;
-                span = Some((span.map_or(cells[i].0, |s| s.0), cells[j].1));
+                joined_at = Some((joined_at.map_or(cells[i].0, |s| s.0), cells[j].1));
                 i = j + 1;
             } else {
                 i += 1;
             }
         }
-        let Some((s, e)) = span else { continue };
+        let Some((s, e)) = joined_at else { continue };
         joined.push_str(&line[copied..]);
-        let span = (start + s, start + e);
+        let at = (start + s, start + e);
         if !judge_joined(
             scan,
             &mut judged,
             line,
             &joined,
-            span,
+            at,
             "split across table cells",
             out,
         ) {
@@ -493,14 +493,14 @@ fn split_cells(scan: &Scan<'_>, out: &mut Vec<Finding>) {
 }
 
 /// Judges `line` read as `joined` ([`new_secret`]) and reports a credential found only so at
-/// `span` (written `how`); counts toward [`MAX_DECODED`] in `judged`. False when the limit was
+/// `at` (written `how`); counts toward [`MAX_DECODED`] in `judged`. False when the limit was
 /// reached and nothing was judged: the caller stops.
 fn judge_joined(
     scan: &Scan<'_>,
     judged: &mut usize,
     line: &str,
     joined: &str,
-    span: (usize, usize),
+    at: (usize, usize),
     how: &str,
     out: &mut Vec<Finding>,
 ) -> bool {
@@ -510,7 +510,7 @@ fn judge_joined(
     *judged += 1;
     count_top(scan, |p| p.decoded += 1);
     if let Some(f) = new_secret(scan, line, joined) {
-        out.push(decodes_to(&f, span.0, span.1, how, joined));
+        out.push(decodes_to(&f, at.0, at.1, how, joined));
     }
     true
 }
@@ -1522,43 +1522,42 @@ fn code_run(b: &[u8], start: usize, forced: Option<CodeKind>) -> CodeRun {
         kind: forced,
         decoded: String::new(),
     };
-    let mut j = start;
+    let mut at = start;
     loop {
-        let g_end = j + b[j..].iter().take_while(|c| c.is_ascii_hexdigit()).count();
-        let g = &b[j..g_end];
-        let k = match (code_kind(g), run.kind) {
-            (Some(k), None) => k,
-            (Some(k), Some(prev)) if k == prev => k,
+        let group_end = at + b[at..].iter().take_while(|c| c.is_ascii_hexdigit()).count();
+        let group = &b[at..group_end];
+        let kind = match (code_kind(group), run.kind) {
+            (Some(found), None) => found,
+            (Some(found), Some(prev)) if found == prev => found,
             // Two decimal digits are a decimal group too.
-            (Some(CodeKind::Hex), Some(CodeKind::Decimal)) if g.iter().all(u8::is_ascii_digit) => {
+            (Some(CodeKind::Hex), Some(CodeKind::Decimal))
+                if group.iter().all(u8::is_ascii_digit) =>
+            {
                 CodeKind::Decimal
             }
             _ => break,
         };
-        let radix = match k {
+        let radix = match kind {
             CodeKind::Binary => 2,
             CodeKind::Hex => 16,
             CodeKind::Decimal => 10,
         };
-        let Some(v) = std::str::from_utf8(g)
+        let Some(code) = std::str::from_utf8(group)
             .ok()
             .and_then(|t| u8::from_str_radix(t, radix).ok())
-            .filter(|v| (32..127).contains(v))
+            .filter(|c| (32..127).contains(c))
         else {
             break;
         };
-        run.kind = Some(k);
-        run.decoded.push(char::from(v));
+        run.kind = Some(kind);
+        run.decoded.push(char::from(code));
         run.groups += 1;
-        run.end = g_end;
-        let mut n = g_end;
-        while n < b.len() && code_sep(b[n]) {
-            n += 1;
-        }
-        if n == g_end || n >= b.len() || !b[n].is_ascii_hexdigit() {
+        run.end = group_end;
+        let next = group_end + b[group_end..].iter().take_while(|&&c| code_sep(c)).count();
+        if next == group_end || next >= b.len() || !b[next].is_ascii_hexdigit() {
             break;
         }
-        j = n;
+        at = next;
     }
     run
 }
