@@ -671,6 +671,36 @@ fn next_escape(b: &[u8], from: usize) -> Option<usize> {
         .find(|&i| escape_len(b, i).is_some())
 }
 
+/// The run of byte escapes at `at` (`\\xNN` or, `octal`, `\\nnn`) as the UTF-8 text its bytes
+/// are (each byte by its Latin-1 character where the run is no UTF-8), and where it ends.
+fn byte_escapes(line: &str, at: usize, octal: bool) -> (String, usize) {
+    let b = line.as_bytes();
+    let mut bytes = Vec::new();
+    let mut j = at;
+    loop {
+        let one = if octal {
+            b.get(j + 1).is_some_and(|c| (b'0'..=b'3').contains(c))
+        } else {
+            b.get(j + 1) == Some(&b'x')
+        };
+        if !one || escape_len(b, j) != Some(4) {
+            break;
+        }
+        let (digits, radix) = if octal {
+            (&line[j + 1..j + 4], 8)
+        } else {
+            (&line[j + 2..j + 4], 16)
+        };
+        bytes.push(u8::from_str_radix(digits, radix).unwrap_or(0));
+        j += 4;
+    }
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(t) => t.to_string(),
+        Err(_) => bytes.iter().map(|&c| char::from(c)).collect(),
+    };
+    (text, j)
+}
+
 /// `line` with every string escape ([`escape_len`]) replaced by what it stands for: `\u{…}`,
 /// `\uXXXX` (a surrogate pair as one character) and `\UXXXXXXXX` by their character, a run
 /// of `\xXX` by the UTF-8 text its bytes are (each byte by its Latin-1 character where the
@@ -689,32 +719,12 @@ fn undo_escapes(line: &str) -> Option<String> {
             (b'/', _) => (Some("/".into()), at + 2),
             // A run of octal bytes, as UTF-8 where it is.
             (b'0'..=b'3', _) => {
-                let mut bytes = Vec::new();
-                let mut j = at;
-                while b.get(j + 1).is_some_and(|c| (b'0'..=b'3').contains(c))
-                    && escape_len(b, j) == Some(4)
-                {
-                    bytes.push(u8::from_str_radix(&line[j + 1..j + 4], 8).unwrap_or(0));
-                    j += 4;
-                }
-                let text = match std::str::from_utf8(&bytes) {
-                    Ok(t) => t.to_string(),
-                    Err(_) => bytes.iter().map(|&c| char::from(c)).collect(),
-                };
-                (Some(text), j)
+                let (text, end) = byte_escapes(line, at, true);
+                (Some(text), end)
             }
             (b'x', _) => {
-                let mut bytes = Vec::new();
-                let mut j = at;
-                while b.get(j + 1) == Some(&b'x') && escape_len(b, j) == Some(4) {
-                    bytes.push(u8::from_str_radix(&line[j + 2..j + 4], 16).unwrap_or(0));
-                    j += 4;
-                }
-                let text = match std::str::from_utf8(&bytes) {
-                    Ok(t) => t.to_string(),
-                    Err(_) => bytes.iter().map(|&c| char::from(c)).collect(),
-                };
-                (Some(text), j)
+                let (text, end) = byte_escapes(line, at, false);
+                (Some(text), end)
             }
             (b'u', 6) if b[at + 2] != b'{' => {
                 let high = value(at + 2, at + 6).unwrap_or(0);
