@@ -2357,7 +2357,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &PI004,
         keywords: &["before", "prior", "pre-", "base model", "underlying model"],
-        regex: r"\b(?:answer|respond|reply|write|speak|talk|act|behave|go\s+back\s+to\s+being|return\s+to\s+being|revert\s+to\s+being)\b[^.!?\n]{0,120}?(?:\b(?:before|prior\s+to)\s[^.!?\n]{0,80}|\bpre-(?:rlhf|alignment|training|safety|guardrails?|filters?|fine-?tuning|censorship|moderation)\b|\b(?:base|underlying)\s+model\b)",
+        regex: r"\b(?:answer|respond|reply|write|speak|talk|act|behave|go\s+back\s+to\s+being|return\s+to\s+being|revert\s+to\s+being)\b[^.!?\n]{0,120}?(?:\b(?:before|prior\s+to)\s|\bpre-(?:rlhf|alignment|training|safety|guardrails?|filters?|fine-?tuning|censorship|moderation)\b|\b(?:base|underlying)\s+model\b)",
         before: 170,
         after: 90,
         check: earlier_self,
@@ -8089,10 +8089,15 @@ fn earlier_self(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if !imperative_at(text, s) || negated_before(text, s) {
         return;
     }
-    // The match read without capture groups (a capture engine on a line of such orders
-    // read to the line's end at each one): the stand-in is what precedes the first word of
-    // time or of a base model, the time what follows it.
-    let m = text[s..e].to_lowercase();
+    // The stand-in is what precedes the first word of time or of a base model, the time
+    // what follows it.
+    // The time clause is read here, to its sentence's end within 80 bytes: a gap at the end
+    // of the regex ran to the end of a line at each match.
+    let tail = &text[e..super::super::text::floor_char(text, e.saturating_add(80))];
+    let tail = tail
+        .find(['.', '!', '?', '\n'])
+        .map_or(tail, |k| &tail[..k]);
+    let m = format!("{}{tail}", &text[s..e]).to_lowercase();
     let cut = EARLIER_WHEN.find(&m).map_or(m.len(), |w| w.start());
     let (who, when) = m.split_at(cut);
     let fire = if when.starts_with("before") || when.starts_with("prior") {
