@@ -46,6 +46,7 @@ pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<F
     escaped_lines(scan, out);
     concatenated_literals(scan, out);
     spaced_groups(scan, out);
+    split_cells(scan, out);
     // Escape runs (`%xx`, `\\xNN`, `\\uNNNN`) are rare: find them with memchr.
     let mut skip_until = 0;
     let mut judged = 0usize;
@@ -121,7 +122,14 @@ pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<F
         let b64ish = len >= 24
             && seen & (LOWER | UPPER) == (LOWER | UPPER)
             && seen & (DIGIT | SYM | EQ) != 0;
-        if !(hexish || b64ish) {
+        // Base32 (RFC 4648): capitals and the digits 2 to 7, `=` padding.
+        let b32ish = len >= 24
+            && seen & (LOWER | SYM) == 0
+            && seen & UPPER != 0
+            && b[start..j]
+                .iter()
+                .all(|c| !c.is_ascii_digit() || (b'2'..=b'7').contains(c));
+        if !(hexish || b64ish || b32ish) {
             continue;
         }
         let run = &text[start..j];
@@ -139,11 +147,14 @@ pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<F
             continue;
         }
         let hex = run.bytes().all(|c| c.is_ascii_hexdigit());
+        let base32 = !hex && b32ish;
         let decoded = if hex {
             if run.len() < 32 || !run.len().is_multiple_of(2) {
                 continue;
             }
             decode_hex(run)
+        } else if base32 {
+            decode_base32(run)
         } else {
             if !looks_base64(run) {
                 continue;
@@ -158,7 +169,14 @@ pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<F
         }
         judged += 1;
         count_top(scan, |p| p.decoded += 1);
-        judge(scan, start, j, if hex { "hex" } else { "base64" }, &t, out);
+        let how = if hex {
+            "hex"
+        } else if base32 {
+            "base32"
+        } else {
+            "base64"
+        };
+        judge(scan, start, j, how, &t, out);
     }
 }
 
@@ -364,23 +382,137 @@ fn spaced_groups(scan: &Scan<'_>, out: &mut Vec<Finding>) {
                 line[s..e].replace(' ', ""),
                 &line[e..]
             );
-            if judged == MAX_DECODED {
+            let at = (line_start + s, line_start + e);
+            if !judge_joined(
+                scan,
+                &mut judged,
+                line,
+                &joined,
+                at,
+                "spaced in groups",
+                out,
+            ) {
                 return;
-            }
-            judged += 1;
-            count_top(scan, |p| p.decoded += 1);
-            if let Some(f) = new_secret(scan, line, &joined) {
-                out.push(decodes_to(
-                    &f,
-                    line_start + s,
-                    line_start + e,
-                    "spaced in groups",
-                    &joined,
-                ));
             }
         }
         line_start = line_end + 1;
     }
+}
+
+/// A token split across the cells of a Markdown table row (`| ghp_ab12 | cd34… | ef56… |`):
+/// each run of adjacent cells that hold one token-like word, the later ones holding a letter
+/// and a digit as a token's random part does, is joined and the row judged again by the
+/// secret rules; what that finds beyond the row as written is a credential here (ENC001,
+/// redacted). A cell holding words (`CI token`, `ci-bot`, a date) is never joined. One pass
+/// over each row.
+fn split_cells(scan: &Scan<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let b = text.as_bytes();
+    let mut judged = 0usize;
+    let mut cells: Vec<(usize, usize)> = Vec::new();
+    // Lines are found from their first `|`: a text without tables costs one memchr.
+    let mut next_line = 0;
+    for p in memchr::memchr_iter(b'|', b) {
+        if p < next_line {
+            continue;
+        }
+        let start =
+            memchr::memrchr(b'\n', &b[next_line..p]).map_or(next_line, |k| next_line + k + 1);
+        let end = memchr::memchr(b'\n', &b[p..]).map_or(b.len(), |k| p + k);
+        next_line = end + 1;
+        let line = text[start..end].trim_end_matches('\r');
+        let body = line.trim_start_matches([' ', '\t', '>']);
+        if !body.starts_with('|') || memchr::memchr(b'|', &body.as_bytes()[1..]).is_none() {
+            continue;
+        }
+        // The cells (ranges of `line`), trimmed of blanks and backticks.
+        cells.clear();
+        let mut from = line.len() - body.len() + 1;
+        for piece in line[from..].split('|') {
+            let a = from + (piece.len() - piece.trim_start_matches([' ', '\t', '`']).len());
+            let b = from + piece.trim_end_matches([' ', '\t', '`']).len();
+            cells.push((a, b.max(a)));
+            from += piece.len() + 1;
+        }
+        let word = |c: (usize, usize)| {
+            let v = &line[c.0..c.1];
+            v.len() >= 4
+                && v.bytes()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-'))
+        };
+        // A token's random part: a letter and a digit, or letters whose case turns often
+        // (`cCtLnMHwPdWgW`); a word in camel case (`ReleaseNotes`) turns once or twice.
+        let random = |c: (usize, usize)| {
+            let v = &line.as_bytes()[c.0..c.1];
+            let turns = v
+                .windows(2)
+                .filter(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
+                .count();
+            v.iter().any(u8::is_ascii_digit) && v.iter().any(u8::is_ascii_alphabetic) || turns >= 3
+        };
+        let mut joined = String::new();
+        let mut copied = 0;
+        let mut joined_at: Option<(usize, usize)> = None;
+        let mut i = 0;
+        while i + 1 < cells.len() {
+            let mut j = i;
+            while j + 1 < cells.len()
+                && word(cells[j])
+                && word(cells[j + 1])
+                && random(cells[j + 1])
+            {
+                j += 1;
+            }
+            if j > i {
+                joined.push_str(&line[copied..cells[i].1]);
+                for k in i + 1..=j {
+                    joined.push_str(&line[cells[k].0..cells[k].1]);
+                }
+                copied = cells[j].1;
+                joined_at = Some((joined_at.map_or(cells[i].0, |s| s.0), cells[j].1));
+                i = j + 1;
+            } else {
+                i += 1;
+            }
+        }
+        let Some((s, e)) = joined_at else { continue };
+        joined.push_str(&line[copied..]);
+        let at = (start + s, start + e);
+        if !judge_joined(
+            scan,
+            &mut judged,
+            line,
+            &joined,
+            at,
+            "split across table cells",
+            out,
+        ) {
+            return;
+        }
+    }
+}
+
+/// Judges `line` read as `joined` ([`new_secret`]) and reports a credential found only so at
+/// `at` (written `how`); counts toward [`MAX_DECODED`] in `judged`. False when the limit was
+/// reached and nothing was judged: the caller stops.
+fn judge_joined(
+    scan: &Scan<'_>,
+    judged: &mut usize,
+    line: &str,
+    joined: &str,
+    at: (usize, usize),
+    how: &str,
+    out: &mut Vec<Finding>,
+) -> bool {
+    if *judged == MAX_DECODED {
+        return false;
+    }
+    *judged += 1;
+    count_top(scan, |p| p.decoded += 1);
+    if let Some(f) = new_secret(scan, line, joined) {
+        out.push(decodes_to(&f, at.0, at.1, how, joined));
+    }
+    true
 }
 
 /// The first secret error that `joined` (a line read with its pieces joined) holds beyond
@@ -520,6 +652,14 @@ fn escape_len(b: &[u8], i: usize) -> Option<usize> {
         b'U' => hex(i + 2, 8).then_some(10),
         b'x' => hex(i + 2, 2).then_some(4),
         b'/' => Some(2),
+        // C, Python, a shell's `printf` and `$'…'`: three octal digits, a byte
+        // (`gh\160_…`, `xoxb\055…`).
+        b'0'..=b'3'
+            if b.get(i + 2..i + 4)
+                .is_some_and(|d| d.iter().all(|c| (b'0'..=b'7').contains(c))) =>
+        {
+            Some(4)
+        }
         _ => None,
     }
 }
@@ -529,6 +669,36 @@ fn next_escape(b: &[u8], from: usize) -> Option<usize> {
     memchr::memchr_iter(b'\\', b.get(from..)?)
         .map(|i| from + i)
         .find(|&i| escape_len(b, i).is_some())
+}
+
+/// The run of byte escapes at `at` (`\\xNN` or, `octal`, `\\nnn`) as the UTF-8 text its bytes
+/// are (each byte by its Latin-1 character where the run is no UTF-8), and where it ends.
+fn byte_escapes(line: &str, at: usize, octal: bool) -> (String, usize) {
+    let b = line.as_bytes();
+    let mut bytes = Vec::new();
+    let mut j = at;
+    loop {
+        let one = if octal {
+            b.get(j + 1).is_some_and(|c| (b'0'..=b'3').contains(c))
+        } else {
+            b.get(j + 1) == Some(&b'x')
+        };
+        if !one || escape_len(b, j) != Some(4) {
+            break;
+        }
+        let (digits, radix) = if octal {
+            (&line[j + 1..j + 4], 8)
+        } else {
+            (&line[j + 2..j + 4], 16)
+        };
+        bytes.push(u8::from_str_radix(digits, radix).unwrap_or(0));
+        j += 4;
+    }
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(t) => t.to_string(),
+        Err(_) => bytes.iter().map(|&c| char::from(c)).collect(),
+    };
+    (text, j)
 }
 
 /// `line` with every string escape ([`escape_len`]) replaced by what it stands for: `\u{…}`,
@@ -547,18 +717,14 @@ fn undo_escapes(line: &str) -> Option<String> {
         let len = escape_len(b, at).unwrap_or(2);
         let (text, end): (Option<String>, usize) = match (b[at + 1], len) {
             (b'/', _) => (Some("/".into()), at + 2),
+            // A run of octal bytes, as UTF-8 where it is.
+            (b'0'..=b'3', _) => {
+                let (text, end) = byte_escapes(line, at, true);
+                (Some(text), end)
+            }
             (b'x', _) => {
-                let mut bytes = Vec::new();
-                let mut j = at;
-                while b.get(j + 1) == Some(&b'x') && escape_len(b, j) == Some(4) {
-                    bytes.push(u8::from_str_radix(&line[j + 2..j + 4], 16).unwrap_or(0));
-                    j += 4;
-                }
-                let text = match std::str::from_utf8(&bytes) {
-                    Ok(t) => t.to_string(),
-                    Err(_) => bytes.iter().map(|&c| char::from(c)).collect(),
-                };
-                (Some(text), j)
+                let (text, end) = byte_escapes(line, at, false);
+                (Some(text), end)
             }
             (b'u', 6) if b[at + 2] != b'{' => {
                 let high = value(at + 2, at + 6).unwrap_or(0);
@@ -779,6 +945,17 @@ fn judge(
         .min_by_key(|f| (f.severity, f.rule.id));
     match hit {
         Some(f) => out.push(decodes_to(f, start, end, how, decoded)),
+        None if disclosure_in(decoded, &scan.text()[start..end]).is_some() => {
+            out.push(Finding::new(
+                &ENC001,
+                start,
+                end,
+                format!(
+                    "{how} text decodes to an order to disclose secrets: {}",
+                    excerpt(decoded)
+                ),
+            ));
+        }
         None => {
             out.push(Finding::new(
                 &ENC002,
@@ -1091,6 +1268,25 @@ pub(crate) fn obfuscated(scan: &Scan<'_>, out: &mut Vec<Finding>) {
             hits += 1;
             count_top(scan, |p| p.hits += 1);
             done_until = e;
+        } else if hit.is_none()
+            && matches!(
+                how,
+                "Morse" | "binary codes" | "hex codes" | "decimal codes"
+            )
+            && let Some(order) = disclosure_in(&decoded, &text[s..e])
+        {
+            out.push(Finding::new(
+                &ENC001,
+                s,
+                e,
+                format!(
+                    "{how} text decodes to an order to disclose secrets: {}",
+                    excerpt(&order)
+                ),
+            ));
+            hits += 1;
+            count_top(scan, |p| p.hits += 1);
+            done_until = e;
         }
     }
 }
@@ -1111,6 +1307,7 @@ type Candidate = (usize, usize, &'static str, String);
 fn candidates(text: &str) -> Vec<Candidate> {
     let mut out: Vec<Candidate> = Vec::new();
     morse(text, &mut out);
+    number_codes(text, &mut out);
     let mut runs: Vec<(usize, usize)> = Vec::new();
     let mut singles: Vec<usize> = Vec::new();
     let mut found: Vec<Candidate> = Vec::new();
@@ -1231,6 +1428,194 @@ fn paragraphs(text: &str) -> Vec<(usize, usize)> {
         out.push((start, pos));
     }
     out
+}
+
+/// Text written as character codes, one group per character between blanks or commas: eight
+/// binary digits (`01110010 01100101`), two hex digits (`64 75 6d 70`) or a decimal code
+/// (`112 114 105`). A run of at least six groups of one kind whose values are all printable
+/// ASCII and hold letters and blanks is decoded (a hex dump of bytes that are not text, a
+/// list of numbers, decode to nothing). One pass over the text; each byte is read at most
+/// twice.
+fn number_codes(text: &str, out: &mut Vec<Candidate>) {
+    let b = text.as_bytes();
+    let mut i = 0;
+    // A run starts with a digit after a separator or a line's start: prose is skipped eight
+    // bytes at a time while they hold no digit.
+    while let Some(k) = next_digit(b, i) {
+        i = k;
+        if i > 0 && !(code_sep(b[i - 1]) || b[i - 1] == b'\n' || b[i - 1] == b':') {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut run = code_run(b, start, None);
+        // `72 101 …`: a first group of two decimal digits is also a hex group; read as
+        // decimal when that reads further.
+        if (1..6).contains(&run.groups)
+            && run.kind == Some(CodeKind::Hex)
+            && b[start..start + 2].iter().all(u8::is_ascii_digit)
+        {
+            let again = code_run(b, start, Some(CodeKind::Decimal));
+            if again.groups > run.groups {
+                run = again;
+            }
+        }
+        i = run.end.max(start + 1);
+        let letters = run.decoded.bytes().filter(u8::is_ascii_alphabetic).count();
+        if run.groups >= 6 && run.decoded.contains(' ') && letters * 2 >= run.decoded.len() {
+            let how = match run.kind {
+                Some(CodeKind::Binary) => "binary codes",
+                Some(CodeKind::Hex) => "hex codes",
+                _ => "decimal codes",
+            };
+            out.push((start, run.end, how, run.decoded));
+        }
+    }
+}
+
+/// The position of the first ASCII digit in `b` at `from` or later; eight bytes at a time
+/// (a byte in `0x30..=0x39` found by the bit trick for "has a byte between").
+fn next_digit(b: &[u8], from: usize) -> Option<usize> {
+    const ONES: u64 = u64::MAX / 255;
+    let mut i = from;
+    while i + 8 <= b.len() {
+        let w = u64::from_le_bytes(b[i..i + 8].try_into().expect("eight bytes"));
+        let low = w & (ONES * 127);
+        let hit = (ONES * (127 + 0x3A) - low) & !w & (low + ONES * (127 - 0x2F)) & (ONES * 128);
+        if hit != 0 {
+            break;
+        }
+        i += 8;
+    }
+    b[i..].iter().position(u8::is_ascii_digit).map(|k| i + k)
+}
+
+/// The kinds of character code [`number_codes`] reads.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CodeKind {
+    Binary,
+    Hex,
+    Decimal,
+}
+
+/// A run of character codes read from one start.
+struct CodeRun {
+    end: usize,
+    groups: usize,
+    kind: Option<CodeKind>,
+    decoded: String,
+}
+
+fn code_sep(c: u8) -> bool {
+    matches!(c, b' ' | b',' | b'\t')
+}
+
+/// The group's kind: eight binary digits, two hex digits, or two or three decimal digits.
+fn code_kind(g: &[u8]) -> Option<CodeKind> {
+    if g.len() == 8 && g.iter().all(|c| matches!(c, b'0' | b'1')) {
+        Some(CodeKind::Binary)
+    } else if g.len() == 2 && g.iter().all(u8::is_ascii_hexdigit) {
+        Some(CodeKind::Hex)
+    } else if (2..=3).contains(&g.len()) && g.iter().all(u8::is_ascii_digit) {
+        Some(CodeKind::Decimal)
+    } else {
+        None
+    }
+}
+
+/// Reads groups of one kind (`forced`, or the first group's) from `start` while each is a
+/// printable ASCII code.
+fn code_run(b: &[u8], start: usize, forced: Option<CodeKind>) -> CodeRun {
+    let mut run = CodeRun {
+        end: start,
+        groups: 0,
+        kind: forced,
+        decoded: String::new(),
+    };
+    let mut at = start;
+    loop {
+        let group_end = at + b[at..].iter().take_while(|c| c.is_ascii_hexdigit()).count();
+        let group = &b[at..group_end];
+        let kind = match (code_kind(group), run.kind) {
+            (Some(found), None) => found,
+            (Some(found), Some(prev)) if found == prev => found,
+            // Two decimal digits are a decimal group too.
+            (Some(CodeKind::Hex), Some(CodeKind::Decimal))
+                if group.iter().all(u8::is_ascii_digit) =>
+            {
+                CodeKind::Decimal
+            }
+            _ => break,
+        };
+        let radix = match kind {
+            CodeKind::Binary => 2,
+            CodeKind::Hex => 16,
+            CodeKind::Decimal => 10,
+        };
+        let Some(code) = std::str::from_utf8(group)
+            .ok()
+            .and_then(|t| u8::from_str_radix(t, radix).ok())
+            .filter(|c| (32..127).contains(c))
+        else {
+            break;
+        };
+        run.kind = Some(kind);
+        run.decoded.push(char::from(code));
+        run.groups += 1;
+        run.end = group_end;
+        let next = group_end + b[group_end..].iter().take_while(|&&c| code_sep(c)).count();
+        if next == group_end || next >= b.len() || !b[next].is_ascii_hexdigit() {
+            break;
+        }
+        at = next;
+    }
+    run
+}
+
+/// Base32 (RFC 4648: capitals and the digits 2 to 7) decoded, `=` padding ignored; `None`
+/// for any other character.
+fn decode_base32(s: &str) -> Option<Vec<u8>> {
+    let mut bits = 0u32;
+    let mut n = 0u32;
+    let mut bytes = Vec::with_capacity(s.len() * 5 / 8);
+    for c in s.bytes().take_while(|&c| c != b'=') {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'2'..=b'7' => c - b'2' + 26,
+            _ => return None,
+        };
+        bits = (bits << 5) | u32::from(v);
+        n += 5;
+        if n >= 8 {
+            n -= 8;
+            bytes.push(u8::try_from((bits >> n) & 0xff).ok()?);
+        }
+        bits &= (1 << n) - 1;
+    }
+    Some(bytes)
+}
+
+/// An order to disclose the reader's instructions or a secret in decoded text ("reveal your
+/// system prompt", "send me all the api keys", "print the contents of the env file"). Plain,
+/// such an order may be a task the handoff gives; encoded, it is hidden from the reviewer, and
+/// the encoding is what makes it an attack.
+static DISCLOSURE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r"(?i)\b(?:reveal|print|show|send|dump|paste|output|leak|give|list|e-?mail|post|upload|share|tell|display|expose|exfiltrate|copy|cat|read\s+out|repeat)\b[^.!?\n]{0,40}?\b(?:system\s+prompt|(?:hidden|secret|original|initial|internal|system)\s+(?:instructions|prompt|rules)|your\s+(?:instructions|prompt|rules)|secrets?|api[\s_-]?keys?|access\s+keys?|tokens?|passwords?|credentials?|\.env\b|env\s+file|environment\s+variables|private\s+keys?|ssh\s+keys?|keys)\b",
+    )
+    .expect("static regex")
+});
+
+/// The disclosure order `decoded` holds, when the stretch as written does not show it.
+fn disclosure_in(decoded: &str, plain: &str) -> Option<String> {
+    let m = DISCLOSURE.find(decoded)?;
+    let norm = |t: &str| {
+        t.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    };
+    (!norm(plain).contains(&norm(m.as_str()))).then(|| m.as_str().to_string())
 }
 
 /// Morse: runs of dots, dashes, blanks and slashes holding at least four letters, decoded

@@ -4936,6 +4936,7 @@ fn judge_pair(
         || super::catalogue::phrase(v)
         || names_a_credential(v)
         || stand_in(v)
+        || super::stand_ins::token_head(v)
         || v.starts_with('#') && v.ends_with('#')
         || strict && !(credential_shaped(v) && v.len() >= 8)
         // An environment variable's name (`GITHUB_TOKEN`): a reference.
@@ -5647,6 +5648,7 @@ fn prose_secret(v: &str) -> bool {
     // `random_looking` first: it settles most values from one count of their bytes.
     !v.bytes().all(|c| c.is_ascii_hexdigit())
         && !v.contains(['@', '/', '\\', '.'])
+        && !super::stand_ins::token_head(v)
         && random_looking(v)
         && !reads_as_a_name(v.trim_end_matches('-'))
 }

@@ -266,6 +266,46 @@ pub(crate) fn introduced_as_example(before: &str) -> bool {
     })
 }
 
+/// Prefixes of token formats whose random part is at least twenty characters (GitHub's,
+/// npm's, GitLab's, `PyPI`'s, Stripe's, Slack's, Hugging Face's, `OpenAI`'s, Anthropic's).
+const LONG_TOKEN_PREFIXES: &[&str] = &[
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "npm_",
+    "glpat-",
+    "pypi-",
+    "sk_live_",
+    "sk_test_",
+    "rk_live_",
+    "rk_test_",
+    "xoxb-",
+    "xoxp-",
+    "xoxa-",
+    "hf_",
+    "sk-proj-",
+    "sk-ant-",
+];
+
+/// The head of a token as a service displays it (`ghp_AbCdEfGhIj…`, the first ten characters
+/// after the prefix): a known prefix and fewer than sixteen characters after it, where the
+/// format's random part is at least twenty. No service accepts it; the format's own rule
+/// judges longer pieces (SEC020 reads `ghp_` and sixteen or more as a partial token).
+pub(crate) fn token_head(v: &str) -> bool {
+    let v = v.trim_end_matches(['…', '.']);
+    LONG_TOKEN_PREFIXES.iter().any(|p| {
+        v.len() > p.len()
+            && v.as_bytes()[..p.len()].eq_ignore_ascii_case(p.as_bytes())
+            && v.len() - p.len() < 16
+            && v[p.len()..]
+                .bytes()
+                .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-')
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
