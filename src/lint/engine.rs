@@ -548,36 +548,31 @@ const RELAXED_GROUP: &str = "aahprelaxedloop";
 /// (`(?:\d{12})?` as `[0-9]{12}?`, a lazy run of twelve), and reading a printed source
 /// back would parse the regex twice.
 fn relaxed(hir: &regex_syntax::hir::Hir) -> Option<(regex_syntax::hir::Hir, Vec<(usize, usize)>)> {
-    let mut loops = Vec::new();
-    let wide = relax(hir, false, &mut loops);
-    if loops.is_empty() {
+    if !has_relaxable(hir) {
         return None;
     }
-    Some((numbered(&wide, &mut 0), loops))
+    let mut loops = Vec::new();
+    let wide = relax(hir, false, &mut loops, &mut 0, &mut 0);
+    Some((wide, loops))
 }
 
-/// `hir` with its groups numbered as a parser numbers them: by their opening, from 1.
-fn numbered(hir: &regex_syntax::hir::Hir, n: &mut u32) -> regex_syntax::hir::Hir {
-    use regex_syntax::hir::{Capture, Hir, HirKind, Repetition};
+/// Whether `r` is a counted run that [`relax`] unbounds.
+fn relaxable(r: &regex_syntax::hir::Repetition) -> bool {
+    let least = r.sub.properties().minimum_len().unwrap_or(0);
+    r.max.is_some_and(|m| m >= RELAX_AT && m > r.min) && least > 0
+}
+
+/// Whether `hir` holds a counted run that [`relax`] unbounds. Most regexes a text wakes hold
+/// none, and rebuilding the tree to find that out cost as much as parsing it: the builders
+/// of a concatenation or an alternation merge and flatten their parts anew, and each leaf is
+/// copied.
+fn has_relaxable(hir: &regex_syntax::hir::Hir) -> bool {
+    use regex_syntax::hir::HirKind;
     match hir.kind() {
-        HirKind::Repetition(r) => Hir::repetition(Repetition {
-            min: r.min,
-            max: r.max,
-            greedy: r.greedy,
-            sub: Box::new(numbered(&r.sub, n)),
-        }),
-        HirKind::Capture(c) => {
-            *n += 1;
-            let index = *n;
-            Hir::capture(Capture {
-                index,
-                name: c.name.clone(),
-                sub: Box::new(numbered(&c.sub, n)),
-            })
-        }
-        HirKind::Concat(v) => Hir::concat(v.iter().map(|h| numbered(h, n)).collect()),
-        HirKind::Alternation(v) => Hir::alternation(v.iter().map(|h| numbered(h, n)).collect()),
-        _ => hir.clone(),
+        HirKind::Repetition(r) => relaxable(r) || has_relaxable(&r.sub),
+        HirKind::Capture(c) => has_relaxable(&c.sub),
+        HirKind::Concat(v) | HirKind::Alternation(v) => v.iter().any(has_relaxable),
+        _ => false,
     }
 }
 
@@ -585,51 +580,48 @@ fn numbered(hir: &regex_syntax::hir::Hir, n: &mut u32) -> regex_syntax::hir::Hir
 /// unbounded; each outermost loop holding such a run in a group named [`RELAXED_GROUP`] and
 /// its number in `loops`, with the most bytes it may hold for every such run in it to be
 /// within its count. `in_loop`: inside a loop, whose group bounds what is relaxed here.
+/// The groups are numbered as a parser numbers the relaxed regex's, by their opening from 1:
+/// `groups` counts those opened so far, `added` those of them this relaxing put in. A part
+/// with no run to relax is kept as it is, not rebuilt, where its groups keep their numbers.
 fn relax(
     hir: &regex_syntax::hir::Hir,
     in_loop: bool,
     loops: &mut Vec<(usize, usize)>,
+    groups: &mut u32,
+    added: &mut u32,
 ) -> regex_syntax::hir::Hir {
     use regex_syntax::hir::{Capture, Hir, HirKind, Repetition};
+    let held = u32::try_from(hir.properties().explicit_captures_len()).expect("few groups");
+    if (*added == 0 || held == 0) && !has_relaxable(hir) {
+        *groups += held;
+        return hir.clone();
+    }
     match hir.kind() {
         HirKind::Repetition(r) => {
             let repeats = r.max.is_none_or(|m| m > 1);
+            let relaxable = relaxable(r);
             let least = r.sub.properties().minimum_len().unwrap_or(0);
-            let relaxable = r.max.is_some_and(|m| m >= RELAX_AT && m > r.min) && least > 0;
-            if in_loop || !repeats {
-                let sub = relax(&r.sub, in_loop || repeats, loops);
-                if relaxable {
-                    // Inside a loop: the outermost loop's group bounds this run too.
-                    let most = r
-                        .max
-                        .map_or(usize::MAX, |m| m as usize)
-                        .saturating_mul(least);
-                    if let Some(last) = loops.last_mut() {
-                        last.1 = last.1.min(most);
-                    }
-                }
-                return Hir::repetition(Repetition {
-                    min: r.min,
-                    max: if relaxable { None } else { r.max },
-                    greedy: r.greedy,
-                    sub: Box::new(sub),
-                });
-            }
-            // An outermost loop: relax what it holds under a group of its own.
+            let most = r
+                .max
+                .map_or(usize::MAX, |m| m as usize)
+                .saturating_mul(least);
+            let wrap = !in_loop && repeats && has_relaxable(hir);
             let k = loops.len();
-            loops.push((k, usize::MAX));
-            let sub = relax(&r.sub, true, loops);
+            let index = if wrap {
+                // An outermost loop: what it holds is relaxed under a group of its own,
+                // which opens before every group in it.
+                loops.push((k, usize::MAX));
+                *groups += 1;
+                *added += 1;
+                Some(*groups)
+            } else {
+                None
+            };
+            let sub = relax(&r.sub, in_loop || repeats, loops, groups, added);
             if relaxable {
-                let most = r
-                    .max
-                    .map_or(usize::MAX, |m| m as usize)
-                    .saturating_mul(least);
-                loops[k].1 = loops[k].1.min(most);
-            }
-            if loops[k].1 == usize::MAX {
-                // Nothing relaxed: no group.
-                loops.pop();
-                return hir.clone();
+                // Inside a loop, the outermost loop's group bounds this run too.
+                let last = loops.last_mut().expect("a relaxed run is in a loop");
+                last.1 = last.1.min(most);
             }
             let rep = Hir::repetition(Repetition {
                 min: r.min,
@@ -637,21 +629,34 @@ fn relax(
                 greedy: r.greedy,
                 sub: Box::new(sub),
             });
+            match index {
+                Some(index) => Hir::capture(Capture {
+                    index,
+                    name: Some(format!("{RELAXED_GROUP}{k}").into_boxed_str()),
+                    sub: Box::new(rep),
+                }),
+                None => rep,
+            }
+        }
+        HirKind::Capture(c) => {
+            *groups += 1;
+            let index = *groups;
             Hir::capture(Capture {
-                index: 0,
-                name: Some(format!("{RELAXED_GROUP}{k}").into_boxed_str()),
-                sub: Box::new(rep),
+                index,
+                name: c.name.clone(),
+                sub: Box::new(relax(&c.sub, in_loop, loops, groups, added)),
             })
         }
-        HirKind::Capture(c) => Hir::capture(Capture {
-            index: c.index,
-            name: c.name.clone(),
-            sub: Box::new(relax(&c.sub, in_loop, loops)),
-        }),
-        HirKind::Concat(v) => Hir::concat(v.iter().map(|h| relax(h, in_loop, loops)).collect()),
-        HirKind::Alternation(v) => {
-            Hir::alternation(v.iter().map(|h| relax(h, in_loop, loops)).collect())
-        }
+        HirKind::Concat(v) => Hir::concat(
+            v.iter()
+                .map(|h| relax(h, in_loop, loops, groups, added))
+                .collect(),
+        ),
+        HirKind::Alternation(v) => Hir::alternation(
+            v.iter()
+                .map(|h| relax(h, in_loop, loops, groups, added))
+                .collect(),
+        ),
         _ => hir.clone(),
     }
 }
