@@ -315,6 +315,8 @@ pub(crate) struct Split {
 /// A pattern's compiled form.
 enum Matcher {
     Regex(&'static Regex),
+    /// A regex whose source was [`lowered`], searched in the text's ASCII-lowercased copy.
+    Lower(&'static Regex),
     /// A regex with long counted runs, searched with them unbounded ([`Relaxed`]).
     Relaxed(Box<Relaxed>),
     Split {
@@ -481,19 +483,30 @@ struct Relaxed {
     loops: Box<[(usize, usize)]>,
     strict: OnceLock<&'static Regex>,
     pattern: &'static Pattern,
+    /// `wide` is built from the [`lowered`] source: searched in the text's ASCII-lowercased
+    /// copy.
+    lower: bool,
 }
+
+/// A pattern's regex parsed: its expanded source ([`lowered`] where it can be), its tree, and
+/// whether the source was lowered.
+type Parsed = (String, regex_syntax::hir::Hir, bool);
 
 impl Relaxed {
     /// The relaxed form of `pattern`'s regex, if it has a run to unbound; else its expanded
     /// source and syntax tree, parsed as [`Regex::new`] parses (or `None` where it does not
     /// parse), so that the regex is built without parsing it again.
-    fn new(pattern: &'static Pattern) -> Result<Relaxed, Option<(String, regex_syntax::hir::Hir)>> {
+    fn new(pattern: &'static Pattern) -> Result<Relaxed, Option<Parsed>> {
         let src = super::rules::expand(pattern.regex);
+        let (src, lower) = match lowered(&src) {
+            Some(l) => (l, true),
+            None => (src, false),
+        };
         let Ok(hir) = regex_syntax::ParserBuilder::new().build().parse(&src) else {
             return Err(None);
         };
         let Some((wide, loops)) = relaxed(&hir) else {
-            return Err(Some((src, hir)));
+            return Err(Some((src, hir, lower)));
         };
         let wide: &'static Regex =
             Box::leak(Box::new(Regex::from_hir(&wide).unwrap_or_else(|e| {
@@ -519,12 +532,24 @@ impl Relaxed {
             loops,
             strict: OnceLock::new(),
             pattern,
+            lower,
         })
     }
 
-    /// The first match at or after `at`, as the regex's `captures_at` finds it.
+    /// [`Relaxed::search`] of `hay`.
+    #[cfg(test)]
     fn captures_at<'t>(&self, hay: &'t str, at: usize) -> Option<Groups<'t>> {
-        let caps = self.wide.captures_at(hay, at)?;
+        self.search(hay, &hay.to_ascii_lowercase(), at)
+    }
+
+    /// The first match at or after `at`, as the regex's `captures_at` finds it (`lower`:
+    /// `hay` lowercased).
+    fn search<'t>(&self, hay: &'t str, lower: &str, at: usize) -> Option<Groups<'t>> {
+        let caps = if self.lower {
+            self.wide.captures_at(lower, at)?.rebase(hay)
+        } else {
+            self.wide.captures_at(hay, at)?
+        };
         let within = self
             .loops
             .iter()
@@ -542,42 +567,221 @@ impl Relaxed {
 /// The name prefix of a [`Relaxed`] regex's own groups.
 const RELAXED_GROUP: &str = "aahprelaxedloop";
 
+/// `src` (an expanded source: `(?i-u)` first) with ASCII case no longer ignored and its letters
+/// in lower case, where that is the same regex on the text in ASCII lower case; else `None`.
+/// Most rules' regexes ignore ASCII case, which the parser makes a class of both cases for
+/// each letter (`[Ii][Gg][Nn]…`): a third of compiling the regexes a real STATUS.md wakes,
+/// where lower-case letters are literals (`ignore`, one literal; a list of words, a trie).
+/// In lowercased text no upper-case letter is left, so a letter that matched either case
+/// matches as its lower case, at the same offsets (lowercasing ASCII keeps every byte's), with
+/// the same groups. Refused, as not the same: a part that tells the cases apart (`(?-i:…)`,
+/// any flag group naming `i`), a letter under Unicode rules (`(?u:k)` also matches the Kelvin
+/// sign, `(?u:ä)` also `Ä`, which ASCII lowercasing leaves), escapes naming a letter or a
+/// property (`\x41`, `\p{Lu}`), named ASCII classes (`[[:upper:]]`), class set operations,
+/// verbose mode, and a range that holds some letters in one case only (`0-Z`). Test:
+/// `lowered_regexes_match_as_their_regexes_do`.
+fn lowered(src: &str) -> Option<String> {
+    let body = src.strip_prefix("(?i-u)")?;
+    let mut out = String::with_capacity(src.len());
+    out.push_str("(?-u)");
+    let cs: Vec<char> = body.chars().collect();
+    // Whether a character has case under Unicode rules (or folds to one that has).
+    let cased = |c: char| {
+        c.is_uppercase()
+            || c.is_lowercase()
+            || !c.to_lowercase().eq([c])
+            || !c.to_uppercase().eq([c])
+    };
+    // The Unicode flag of each open group's outside, and the current one.
+    let mut outer: Vec<bool> = Vec::new();
+    let mut unicode = false;
+    // Inside a class: its nesting depth.
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < cs.len() {
+        let c = cs[i];
+        match c {
+            '\\' => {
+                let e = *cs.get(i + 1)?;
+                let mut j = i + 2;
+                match e {
+                    'p' | 'P' => return None,
+                    'x' | 'u' | 'U' => {
+                        let digits = if cs.get(j) == Some(&'{') {
+                            let close = j + cs[j..].iter().position(|&d| d == '}')?;
+                            let d: String = cs[j + 1..close].iter().collect();
+                            j = close + 1;
+                            d
+                        } else {
+                            let n = match e {
+                                'x' => 2,
+                                'u' => 4,
+                                _ => 8,
+                            };
+                            let d: String = cs.get(j..j + n)?.iter().collect();
+                            j += n;
+                            d
+                        };
+                        let v = char::from_u32(u32::from_str_radix(&digits, 16).ok()?)?;
+                        if v.is_ascii_alphabetic() || (unicode && cased(v)) {
+                            return None;
+                        }
+                    }
+                    _ => {}
+                }
+                if depth > 0 && cs.get(j) == Some(&'-') && cs.get(j + 1).is_some_and(|&z| z != ']')
+                {
+                    // A range from an escape: which letters it holds is not read here.
+                    return None;
+                }
+                out.extend(&cs[i..j]);
+                i = j;
+                continue;
+            }
+            '[' => {
+                if depth > 0 && cs.get(i + 1) == Some(&':') {
+                    return None;
+                }
+                depth += 1;
+                out.push('[');
+                i += 1;
+                if cs.get(i) == Some(&'^') {
+                    out.push('^');
+                    i += 1;
+                }
+                // A `]` first in a class is the character.
+                if cs.get(i) == Some(&']') {
+                    out.push(']');
+                    i += 1;
+                }
+                continue;
+            }
+            ']' if depth > 0 => depth -= 1,
+            '&' | '-' | '~' if depth > 0 && cs.get(i + 1) == Some(&c) => return None,
+            '(' if depth == 0 => {
+                outer.push(unicode);
+                if cs.get(i + 1) == Some(&'?') {
+                    let close = i + cs[i..]
+                        .iter()
+                        .position(|&d| d == ')' || d == ':' || d == '<' || d == '>')?;
+                    let head: String = cs[i + 2..close].iter().collect();
+                    if head == "P" || head.is_empty() && cs[close] == '<' {
+                        // A named group: its name as written.
+                        let end = close + cs[close..].iter().position(|&d| d == '>')?;
+                        out.extend(&cs[i..=end]);
+                        i = end + 1;
+                        continue;
+                    }
+                    if cs[close] == ')' || cs[close] == ':' {
+                        let set = head.split('-').next().unwrap_or("");
+                        let unset = head.split('-').nth(1).unwrap_or("");
+                        // Ignoring case again changes nothing; telling cases apart does.
+                        if unset.contains('i') || head.contains('x') {
+                            return None;
+                        }
+                        let mode = if set.contains('u') {
+                            true
+                        } else if unset.contains('u') {
+                            false
+                        } else {
+                            unicode
+                        };
+                        if cs[close] == ')' {
+                            // Flags for the rest of the group it is in.
+                            outer.pop();
+                        }
+                        unicode = mode;
+                        out.extend(&cs[i..=close]);
+                        i = close + 1;
+                        continue;
+                    }
+                    return None;
+                }
+            }
+            ')' if depth == 0 => unicode = outer.pop()?,
+            _ => {}
+        }
+        if c.is_ascii_alphabetic() || (!c.is_ascii() && cased(c)) {
+            if unicode {
+                return None;
+            }
+            if !c.is_ascii() {
+                // Outside Unicode rules a character beyond ASCII has no other case.
+                out.push(c);
+                i += 1;
+                continue;
+            }
+            if depth > 0 && cs.get(i + 1) == Some(&'-') && cs.get(i + 2).is_some_and(|&z| z != ']')
+            {
+                let z = cs[i + 2];
+                let same = (c.is_ascii_uppercase() && z.is_ascii_uppercase())
+                    || (c.is_ascii_lowercase() && z.is_ascii_lowercase());
+                if !same {
+                    return None;
+                }
+                out.push(c.to_ascii_lowercase());
+                out.push('-');
+                out.push(z.to_ascii_lowercase());
+                i += 3;
+                continue;
+            }
+            out.push(c.to_ascii_lowercase());
+            i += 1;
+            continue;
+        }
+        if depth > 0 && cs.get(i + 1) == Some(&'-') && cs.get(i + 2).is_some_and(|&z| z != ']') {
+            // A range from a character that is not a letter: the letters it holds must be
+            // whole pairs (`!-~` holds both cases, `0-9` none, `0-Z` upper case only).
+            let z = cs[i + 2];
+            if z == '\\' {
+                return None;
+            }
+            let (a, z) = (u32::from(c), u32::from(z));
+            let holds = |x: u8| a <= u32::from(x) && u32::from(x) <= z;
+            if (b'a'..=b'z').any(|l| holds(l) != holds(l.to_ascii_uppercase())) {
+                return None;
+            }
+            out.extend(&cs[i..i + 3]);
+            i += 3;
+            continue;
+        }
+        out.push(c);
+        i += 1;
+    }
+    (depth == 0 && outer.is_empty()).then_some(out)
+}
+
 /// The relaxed regex of `hir` ([`relax`]), its groups numbered in order, or `None` when
 /// nothing is relaxed; with it, each relaxed loop's number and most bytes. Built from the
 /// tree itself: `regex_syntax` prints a repetition of a repetition ambiguously
 /// (`(?:\d{12})?` as `[0-9]{12}?`, a lazy run of twelve), and reading a printed source
 /// back would parse the regex twice.
 fn relaxed(hir: &regex_syntax::hir::Hir) -> Option<(regex_syntax::hir::Hir, Vec<(usize, usize)>)> {
-    let mut loops = Vec::new();
-    let wide = relax(hir, false, &mut loops);
-    if loops.is_empty() {
+    if !has_relaxable(hir) {
         return None;
     }
-    Some((numbered(&wide, &mut 0), loops))
+    let mut loops = Vec::new();
+    let wide = relax(hir, false, &mut loops, &mut 0, &mut 0);
+    Some((wide, loops))
 }
 
-/// `hir` with its groups numbered as a parser numbers them: by their opening, from 1.
-fn numbered(hir: &regex_syntax::hir::Hir, n: &mut u32) -> regex_syntax::hir::Hir {
-    use regex_syntax::hir::{Capture, Hir, HirKind, Repetition};
+/// Whether `r` is a counted run that [`relax`] unbounds.
+fn relaxable(r: &regex_syntax::hir::Repetition) -> bool {
+    let least = r.sub.properties().minimum_len().unwrap_or(0);
+    r.max.is_some_and(|m| m >= RELAX_AT && m > r.min) && least > 0
+}
+
+/// Whether `hir` holds a counted run that [`relax`] unbounds. Most regexes a text wakes hold
+/// none, and rebuilding the tree to find that out cost as much as parsing it: the builders
+/// of a concatenation or an alternation merge and flatten their parts anew, and each leaf is
+/// copied.
+fn has_relaxable(hir: &regex_syntax::hir::Hir) -> bool {
+    use regex_syntax::hir::HirKind;
     match hir.kind() {
-        HirKind::Repetition(r) => Hir::repetition(Repetition {
-            min: r.min,
-            max: r.max,
-            greedy: r.greedy,
-            sub: Box::new(numbered(&r.sub, n)),
-        }),
-        HirKind::Capture(c) => {
-            *n += 1;
-            let index = *n;
-            Hir::capture(Capture {
-                index,
-                name: c.name.clone(),
-                sub: Box::new(numbered(&c.sub, n)),
-            })
-        }
-        HirKind::Concat(v) => Hir::concat(v.iter().map(|h| numbered(h, n)).collect()),
-        HirKind::Alternation(v) => Hir::alternation(v.iter().map(|h| numbered(h, n)).collect()),
-        _ => hir.clone(),
+        HirKind::Repetition(r) => relaxable(r) || has_relaxable(&r.sub),
+        HirKind::Capture(c) => has_relaxable(&c.sub),
+        HirKind::Concat(v) | HirKind::Alternation(v) => v.iter().any(has_relaxable),
+        _ => false,
     }
 }
 
@@ -585,51 +789,48 @@ fn numbered(hir: &regex_syntax::hir::Hir, n: &mut u32) -> regex_syntax::hir::Hir
 /// unbounded; each outermost loop holding such a run in a group named [`RELAXED_GROUP`] and
 /// its number in `loops`, with the most bytes it may hold for every such run in it to be
 /// within its count. `in_loop`: inside a loop, whose group bounds what is relaxed here.
+/// The groups are numbered as a parser numbers the relaxed regex's, by their opening from 1:
+/// `groups` counts those opened so far, `added` those of them this relaxing put in. A part
+/// with no run to relax is kept as it is, not rebuilt, where its groups keep their numbers.
 fn relax(
     hir: &regex_syntax::hir::Hir,
     in_loop: bool,
     loops: &mut Vec<(usize, usize)>,
+    groups: &mut u32,
+    added: &mut u32,
 ) -> regex_syntax::hir::Hir {
     use regex_syntax::hir::{Capture, Hir, HirKind, Repetition};
+    let held = u32::try_from(hir.properties().explicit_captures_len()).expect("few groups");
+    if (*added == 0 || held == 0) && !has_relaxable(hir) {
+        *groups += held;
+        return hir.clone();
+    }
     match hir.kind() {
         HirKind::Repetition(r) => {
             let repeats = r.max.is_none_or(|m| m > 1);
+            let relaxable = relaxable(r);
             let least = r.sub.properties().minimum_len().unwrap_or(0);
-            let relaxable = r.max.is_some_and(|m| m >= RELAX_AT && m > r.min) && least > 0;
-            if in_loop || !repeats {
-                let sub = relax(&r.sub, in_loop || repeats, loops);
-                if relaxable {
-                    // Inside a loop: the outermost loop's group bounds this run too.
-                    let most = r
-                        .max
-                        .map_or(usize::MAX, |m| m as usize)
-                        .saturating_mul(least);
-                    if let Some(last) = loops.last_mut() {
-                        last.1 = last.1.min(most);
-                    }
-                }
-                return Hir::repetition(Repetition {
-                    min: r.min,
-                    max: if relaxable { None } else { r.max },
-                    greedy: r.greedy,
-                    sub: Box::new(sub),
-                });
-            }
-            // An outermost loop: relax what it holds under a group of its own.
+            let most = r
+                .max
+                .map_or(usize::MAX, |m| m as usize)
+                .saturating_mul(least);
+            let wrap = !in_loop && repeats && has_relaxable(hir);
             let k = loops.len();
-            loops.push((k, usize::MAX));
-            let sub = relax(&r.sub, true, loops);
+            let index = if wrap {
+                // An outermost loop: what it holds is relaxed under a group of its own,
+                // which opens before every group in it.
+                loops.push((k, usize::MAX));
+                *groups += 1;
+                *added += 1;
+                Some(*groups)
+            } else {
+                None
+            };
+            let sub = relax(&r.sub, in_loop || repeats, loops, groups, added);
             if relaxable {
-                let most = r
-                    .max
-                    .map_or(usize::MAX, |m| m as usize)
-                    .saturating_mul(least);
-                loops[k].1 = loops[k].1.min(most);
-            }
-            if loops[k].1 == usize::MAX {
-                // Nothing relaxed: no group.
-                loops.pop();
-                return hir.clone();
+                // Inside a loop, the outermost loop's group bounds this run too.
+                let last = loops.last_mut().expect("a relaxed run is in a loop");
+                last.1 = last.1.min(most);
             }
             let rep = Hir::repetition(Repetition {
                 min: r.min,
@@ -637,21 +838,34 @@ fn relax(
                 greedy: r.greedy,
                 sub: Box::new(sub),
             });
+            match index {
+                Some(index) => Hir::capture(Capture {
+                    index,
+                    name: Some(format!("{RELAXED_GROUP}{k}").into_boxed_str()),
+                    sub: Box::new(rep),
+                }),
+                None => rep,
+            }
+        }
+        HirKind::Capture(c) => {
+            *groups += 1;
+            let index = *groups;
             Hir::capture(Capture {
-                index: 0,
-                name: Some(format!("{RELAXED_GROUP}{k}").into_boxed_str()),
-                sub: Box::new(rep),
+                index,
+                name: c.name.clone(),
+                sub: Box::new(relax(&c.sub, in_loop, loops, groups, added)),
             })
         }
-        HirKind::Capture(c) => Hir::capture(Capture {
-            index: c.index,
-            name: c.name.clone(),
-            sub: Box::new(relax(&c.sub, in_loop, loops)),
-        }),
-        HirKind::Concat(v) => Hir::concat(v.iter().map(|h| relax(h, in_loop, loops)).collect()),
-        HirKind::Alternation(v) => {
-            Hir::alternation(v.iter().map(|h| relax(h, in_loop, loops)).collect())
-        }
+        HirKind::Concat(v) => Hir::concat(
+            v.iter()
+                .map(|h| relax(h, in_loop, loops, groups, added))
+                .collect(),
+        ),
+        HirKind::Alternation(v) => Hir::alternation(
+            v.iter()
+                .map(|h| relax(h, in_loop, loops, groups, added))
+                .collect(),
+        ),
         _ => hir.clone(),
     }
 }
@@ -907,16 +1121,38 @@ impl Matcher {
         match Relaxed::new(pattern) {
             Ok(r) => Matcher::Relaxed(Box::new(r)),
             // Nothing to relax: the regex is built from the tree already parsed.
-            Err(Some((src, hir))) => Matcher::Regex(compile_parsed(pattern, src, &hir)),
+            Err(Some((src, hir, true))) => Matcher::Lower(compile_parsed(pattern, src, &hir)),
+            Err(Some((src, hir, false))) => Matcher::Regex(compile_parsed(pattern, src, &hir)),
             Err(None) => Matcher::Regex(compile(pattern, pattern.regex)),
         }
     }
 
-    /// The first match in `hay` at or after `at`, as the pattern's regex finds it.
+    /// [`Matcher::search`] of `hay`, lowercasing it where the matcher reads that.
+    #[cfg(test)]
     fn captures_at<'t>(&self, hay: &'t str, at: usize) -> Option<Groups<'t>> {
+        self.search(hay, &hay.to_ascii_lowercase(), at)
+    }
+
+    /// Whether [`Matcher::search`] reads the lowercased copy of the text.
+    fn reads_lower(&self) -> bool {
+        match self {
+            Matcher::Lower(_) => true,
+            Matcher::Relaxed(r) => r.lower,
+            _ => false,
+        }
+    }
+
+    /// The first match in `hay` at or after `at`, as the pattern's regex finds it (`lower`:
+    /// `hay` lowercased, read where [`Matcher::reads_lower`]).
+    fn search<'t>(&self, hay: &'t str, lower: &str, at: usize) -> Option<Groups<'t>> {
         let (split, value, first) = match self {
             Matcher::Regex(re) => return re.captures_at(hay, at).map(Groups::Regex),
-            Matcher::Relaxed(r) => return r.captures_at(hay, at),
+            Matcher::Lower(re) => {
+                return re
+                    .captures_at(lower, at)
+                    .map(|c| Groups::Regex(c.rebase(hay)));
+            }
+            Matcher::Relaxed(r) => return r.search(hay, lower, at),
             Matcher::Prog(b) => return b.captures_at(hay, at),
             Matcher::Found(find) => {
                 let (s, e) = find(hay, at)?;
@@ -1543,6 +1779,8 @@ fn run_patterns(scan: &Scan<'_>, only: Only, out: &mut Vec<Finding>) {
     // pattern, so one counter serves.
     let mut counted: (u16, usize, bool) = (u16::MAX, 0, false);
     let windows = e.windows(text, only);
+    // The text in ASCII lower case, made for the first pattern searched in it ([`lowered`]).
+    let lowered = std::cell::OnceCell::new();
     // The bytes of the current pattern's windows.
     let mut window_bytes = 0;
     for (i, &(p, ws, we)) in windows.iter().enumerate() {
@@ -1561,6 +1799,11 @@ fn run_patterns(scan: &Scan<'_>, only: Only, out: &mut Vec<Finding>) {
         }
         let hay = &text[ws..we];
         let re = e.matcher_for(p as usize, window_bytes);
+        let lower = if re.reads_lower() {
+            &lowered.get_or_init(|| text.to_ascii_lowercase())[ws..we]
+        } else {
+            hay
+        };
         let mut at = 0;
         // For a pattern searched again inside its own matches: the end of the outermost
         // match around `at`, the end of the last match inside it, and how many matches
@@ -1581,7 +1824,7 @@ fn run_patterns(scan: &Scan<'_>, only: Only, out: &mut Vec<Finding>) {
             } else {
                 hay.len()
             };
-            let Some(caps) = re.captures_at(&hay[..end], at) else {
+            let Some(caps) = re.search(&hay[..end], &lower[..end], at) else {
                 super::steps::add((end - at) as u64);
                 if inside {
                     // Nothing more starts inside it: go on after it (or from the stretch's
@@ -2359,12 +2602,14 @@ mod tests {
         let lower = corpus.to_ascii_lowercase();
         let (mut built, mut found) = (0, 0);
         for p in crate::lint::rules::all_patterns() {
-            let Err(Some((src, hir))) = super::Relaxed::new(p) else {
+            let Err(Some((src, hir, folds))) = super::Relaxed::new(p) else {
                 continue;
             };
             built += 1;
             let ours = super::Regex::from_hir(&hir).expect("builds from its tree");
-            let theirs = super::Regex::new(&src).expect("builds from its source");
+            // A lowered source's regex searches the lowercased text for the regex's matches.
+            let theirs = super::Regex::new(&crate::lint::rules::expand(p.regex))
+                .expect("builds from its source");
             let names: Vec<_> = ours.capture_names().collect();
             assert_eq!(
                 names,
@@ -2382,7 +2627,14 @@ mod tests {
                                 .collect::<Vec<_>>()
                         })
                     };
-                    let mine = spans(ours.captures_at(&t, at));
+                    let mine = if folds {
+                        spans(
+                            ours.captures_at(&t.to_ascii_lowercase(), at)
+                                .map(|c| c.rebase(&t)),
+                        )
+                    } else {
+                        spans(ours.captures_at(&t, at))
+                    };
                     assert_eq!(
                         mine,
                         spans(theirs.captures_at(&t, at)),
@@ -2511,6 +2763,111 @@ mod tests {
             found > 5_000 && strict > 50,
             "{found} matches, {strict} by the regex"
         );
+    }
+
+    #[test]
+    fn lowered_regexes_match_as_their_regexes_do() {
+        // Every pattern whose source lowers (`super::lowered`), searched lowered in the
+        // lowercased text against its regex in the text, groups and all: windows around its
+        // keywords in the linter's own tests and rules, the same with letters put in the
+        // other case at random, in upper case, and with the characters that fold to ASCII
+        // letters under Unicode rules (the Kelvin sign, the long s) put in, from every match
+        // on.
+        let corpus = [
+            include_str!("tests.rs"),
+            include_str!("tests_prose_kinds.rs"),
+            include_str!("rules/injection.rs"),
+            include_str!("rules/secrets.rs"),
+            include_str!("rules/commands.rs"),
+        ]
+        .join("\n");
+        let lower = corpus.to_ascii_lowercase();
+        let mut next = draws(0x2545_f491_4f6c_dd1d_u64);
+        let (mut folded, mut kept, mut found, mut compared) = (0, 0, 0, 0);
+        for p in crate::lint::rules::all_patterns() {
+            let src = crate::lint::rules::expand(p.regex);
+            let Some(l) = super::lowered(&src) else {
+                kept += 1;
+                continue;
+            };
+            folded += 1;
+            let ours = super::Regex::new(&l).expect("the lowered source builds");
+            let theirs = super::Regex::new(&src).expect("the source builds");
+            let groups = theirs.captures_len();
+            let mut texts = Vec::new();
+            for t in keyword_windows(&corpus, &lower, p, 12) {
+                let mut flipped: Vec<char> = t.chars().collect();
+                for c in &mut flipped {
+                    if c.is_ascii_alphabetic() && next(3) == 0 {
+                        *c = if c.is_ascii_lowercase() {
+                            c.to_ascii_uppercase()
+                        } else {
+                            c.to_ascii_lowercase()
+                        };
+                    }
+                }
+                texts.push(flipped.into_iter().collect::<String>());
+                texts.push(t.to_ascii_uppercase());
+                texts.push(t.replace('k', "\u{212A}").replace('s', "\u{17F}"));
+                texts.push(t);
+            }
+            for t in &texts {
+                let low = t.to_ascii_lowercase();
+                let mut at = 0;
+                while at <= t.len() {
+                    let spans = |c: Option<super::lean::Captures<'_>>| {
+                        c.map(|c| {
+                            (0..groups)
+                                .map(|i| {
+                                    c.get(i)
+                                        .map(|m| (m.start(), m.end(), m.as_str().to_owned()))
+                                })
+                                .collect::<Vec<_>>()
+                        })
+                    };
+                    let mine = spans(ours.captures_at(&low, at).map(|c| c.rebase(t)));
+                    assert_eq!(
+                        mine,
+                        spans(theirs.captures_at(t, at)),
+                        "{} {:?} from {at} on {t:?}",
+                        p.rule.id,
+                        p.regex
+                    );
+                    compared += 1;
+                    let Some(m) = mine else { break };
+                    found += 1;
+                    let (s, e, _) = m[0].clone().expect("group 0");
+                    at = crate::lint::text::ceil_char(t, e.max(s + 1));
+                }
+            }
+        }
+        println!("{folded} lowered, {kept} kept, {compared} searches, {found} matches");
+        // Most rules ignore case; a token's format does not, and is not lowered.
+        assert!(
+            folded > 200 && found > 5_000,
+            "{folded} lowered, {found} matches"
+        );
+        for (src, lowered) in [
+            (
+                r"\bIgnore\s+(?P<Obj>[A-Z][a-z]+)",
+                Some(r"(?-u)\bignore\s+(?P<Obj>[a-z][a-z]+)"),
+            ),
+            (
+                r"[^\n]{0,80}\x2D[!-~]",
+                Some(r"(?-u)(?u:[^\n]){0,80}\x2D[!-~]"),
+            ),
+            (r"(?-i:AKIA)[A-Z2-7]{16}", None),
+            (r"(?u:k)ey", None),
+            (r"\x41BC", None),
+            (r"[0-Z]", None),
+            (r"[\x00-Z]", None),
+            (r"[[:upper:]]", None),
+            (r"\p{Lu}", None),
+            (r"[a-z&&[^aeiou]]", None),
+        ] {
+            let got = super::lowered(&crate::lint::rules::expand(src));
+            assert_eq!(got.as_deref(), lowered, "{src}");
+        }
     }
 
     #[test]
@@ -3406,6 +3763,16 @@ mod lean {
                 start: s.start,
                 end: s.end,
             })
+        }
+
+        /// The same groups, in `hay`: a text whose characters start at the same offsets as
+        /// the one searched (the text that was lowercased to search it).
+        pub(crate) fn rebase(self, hay: &str) -> Captures<'_> {
+            debug_assert_eq!(hay.len(), self.hay.len(), "a text of the same length");
+            Captures {
+                hay,
+                caps: self.caps,
+            }
         }
 
         pub(crate) fn name(&self, name: &str) -> Option<Match<'t>> {
