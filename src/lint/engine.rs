@@ -602,40 +602,42 @@ fn lowered(src: &str) -> Option<String> {
         let c = cs[i];
         match c {
             '\\' => {
-                let e = *cs.get(i + 1)?;
-                let mut j = i + 2;
-                match e {
+                let esc = *cs.get(i + 1)?;
+                let mut after = i + 2;
+                match esc {
                     'p' | 'P' => return None,
                     'x' | 'u' | 'U' => {
-                        let digits = if cs.get(j) == Some(&'{') {
-                            let close = j + cs[j..].iter().position(|&d| d == '}')?;
-                            let d: String = cs[j + 1..close].iter().collect();
-                            j = close + 1;
+                        let digits = if cs.get(after) == Some(&'{') {
+                            let close = after + cs[after..].iter().position(|&d| d == '}')?;
+                            let d: String = cs[after + 1..close].iter().collect();
+                            after = close + 1;
                             d
                         } else {
-                            let n = match e {
+                            let n = match esc {
                                 'x' => 2,
                                 'u' => 4,
                                 _ => 8,
                             };
-                            let d: String = cs.get(j..j + n)?.iter().collect();
-                            j += n;
+                            let d: String = cs.get(after..after + n)?.iter().collect();
+                            after += n;
                             d
                         };
-                        let v = char::from_u32(u32::from_str_radix(&digits, 16).ok()?)?;
-                        if v.is_ascii_alphabetic() || (unicode && cased(v)) {
+                        let value = char::from_u32(u32::from_str_radix(&digits, 16).ok()?)?;
+                        if value.is_ascii_alphabetic() || (unicode && cased(value)) {
                             return None;
                         }
                     }
                     _ => {}
                 }
-                if depth > 0 && cs.get(j) == Some(&'-') && cs.get(j + 1).is_some_and(|&z| z != ']')
+                if depth > 0
+                    && cs.get(after) == Some(&'-')
+                    && cs.get(after + 1).is_some_and(|&z| z != ']')
                 {
                     // A range from an escape: which letters it holds is not read here.
                     return None;
                 }
-                out.extend(&cs[i..j]);
-                i = j;
+                out.extend(&cs[i..after]);
+                i = after;
                 continue;
             }
             '[' => {
@@ -713,15 +715,15 @@ fn lowered(src: &str) -> Option<String> {
             }
             if depth > 0 && cs.get(i + 1) == Some(&'-') && cs.get(i + 2).is_some_and(|&z| z != ']')
             {
-                let z = cs[i + 2];
-                let same = (c.is_ascii_uppercase() && z.is_ascii_uppercase())
-                    || (c.is_ascii_lowercase() && z.is_ascii_lowercase());
+                let hi = cs[i + 2];
+                let same = (c.is_ascii_uppercase() && hi.is_ascii_uppercase())
+                    || (c.is_ascii_lowercase() && hi.is_ascii_lowercase());
                 if !same {
                     return None;
                 }
                 out.push(c.to_ascii_lowercase());
                 out.push('-');
-                out.push(z.to_ascii_lowercase());
+                out.push(hi.to_ascii_lowercase());
                 i += 3;
                 continue;
             }
@@ -732,12 +734,12 @@ fn lowered(src: &str) -> Option<String> {
         if depth > 0 && cs.get(i + 1) == Some(&'-') && cs.get(i + 2).is_some_and(|&z| z != ']') {
             // A range from a character that is not a letter: the letters it holds must be
             // whole pairs (`!-~` holds both cases, `0-9` none, `0-Z` upper case only).
-            let z = cs[i + 2];
-            if z == '\\' {
+            let hi = cs[i + 2];
+            if hi == '\\' {
                 return None;
             }
-            let (a, z) = (u32::from(c), u32::from(z));
-            let holds = |x: u8| a <= u32::from(x) && u32::from(x) <= z;
+            let (lo, hi) = (u32::from(c), u32::from(hi));
+            let holds = |x: u8| lo <= u32::from(x) && u32::from(x) <= hi;
             if (b'a'..=b'z').any(|l| holds(l) != holds(l.to_ascii_uppercase())) {
                 return None;
             }
@@ -829,8 +831,8 @@ fn relax(
             let sub = relax(&r.sub, in_loop || repeats, loops, groups, added);
             if relaxable {
                 // Inside a loop, the outermost loop's group bounds this run too.
-                let last = loops.last_mut().expect("a relaxed run is in a loop");
-                last.1 = last.1.min(most);
+                let outermost = loops.last_mut().expect("a relaxed run is in a loop");
+                outermost.1 = outermost.1.min(most);
             }
             let rep = Hir::repetition(Repetition {
                 min: r.min,
@@ -2602,7 +2604,7 @@ mod tests {
         let lower = corpus.to_ascii_lowercase();
         let (mut built, mut found) = (0, 0);
         for p in crate::lint::rules::all_patterns() {
-            let Err(Some((src, hir, folds))) = super::Relaxed::new(p) else {
+            let Err(Some((_, hir, folds))) = super::Relaxed::new(p) else {
                 continue;
             };
             built += 1;
@@ -2765,6 +2767,19 @@ mod tests {
         );
     }
 
+    /// The linter's own tests and its injection, secret and command rules, with their
+    /// examples: texts dense with what the rules look for.
+    fn rules_corpus() -> String {
+        [
+            include_str!("tests.rs"),
+            include_str!("tests_prose_kinds.rs"),
+            include_str!("rules/injection.rs"),
+            include_str!("rules/secrets.rs"),
+            include_str!("rules/commands.rs"),
+        ]
+        .join("\n")
+    }
+
     #[test]
     fn lowered_regexes_match_as_their_regexes_do() {
         // Every pattern whose source lowers (`super::lowered`), searched lowered in the
@@ -2773,14 +2788,7 @@ mod tests {
         // other case at random, in upper case, and with the characters that fold to ASCII
         // letters under Unicode rules (the Kelvin sign, the long s) put in, from every match
         // on.
-        let corpus = [
-            include_str!("tests.rs"),
-            include_str!("tests_prose_kinds.rs"),
-            include_str!("rules/injection.rs"),
-            include_str!("rules/secrets.rs"),
-            include_str!("rules/commands.rs"),
-        ]
-        .join("\n");
+        let corpus = rules_corpus();
         let lower = corpus.to_ascii_lowercase();
         let mut next = draws(0x2545_f491_4f6c_dd1d_u64);
         let (mut folded, mut kept, mut found, mut compared) = (0, 0, 0, 0);
@@ -2876,14 +2884,7 @@ mod tests {
         // runs them: windows around each occurrence of its keywords in texts dense with what
         // the rules look for (the linter's own tests, the injection and secret rules with
         // their examples), and the same windows mutated a few characters at a time.
-        let corpus = [
-            include_str!("tests.rs"),
-            include_str!("tests_prose_kinds.rs"),
-            include_str!("rules/injection.rs"),
-            include_str!("rules/secrets.rs"),
-            include_str!("rules/commands.rs"),
-        ]
-        .join("\n");
+        let corpus = rules_corpus();
         let lower = corpus.to_ascii_lowercase();
         let pool: Vec<char> = "aeiost ABZ019_-=:;,.'\"/\\\n\t<>()[]{}|&$@#\u{e9}\u{17F}\u{212A}"
             .chars()
