@@ -574,11 +574,14 @@ const RELAXED_GROUP: &str = "aahprelaxedloop";
 /// where lower-case letters are literals (`ignore`, one literal; a list of words, a trie).
 /// In lowercased text no upper-case letter is left, so a letter that matched either case
 /// matches as its lower case, at the same offsets (lowercasing ASCII keeps every byte's), with
-/// the same groups. Refused, as not the same: a part that tells the cases apart (`(?-i:…)`,
-/// any flag group naming `i`), a letter under Unicode rules (`(?u:k)` also matches the Kelvin
-/// sign, `(?u:ä)` also `Ä`, which ASCII lowercasing leaves), escapes naming a letter or a
-/// property (`\x41`, `\p{Lu}`), named ASCII classes (`[[:upper:]]`), class set operations,
-/// verbose mode, and a range that holds some letters in one case only (`0-Z`). Test:
+/// the same groups. A part under Unicode rules keeps ignoring case, as written (`(?u:…)`
+/// becomes `(?iu:…)`): there case folds beyond ASCII (`k` is also the Kelvin sign, `ä` also
+/// `Ä`, which ASCII lowercasing leaves), and a part that ignores case matches a character
+/// where it matches its ASCII lower case. Refused, as not the same: a part that tells the
+/// cases apart (`(?-i:…)`, a flag group unsetting `i`), and outside Unicode rules escapes
+/// naming a letter or a property (`\x41`, `\p{Lu}`), named ASCII classes (`[[:upper:]]`),
+/// class set operations, verbose mode, and a range that holds some letters in one case only
+/// (`0-Z`). Test:
 /// `lowered_regexes_match_as_their_regexes_do`.
 fn lowered(src: &str) -> Option<String> {
     let body = src.strip_prefix("(?i-u)")?;
@@ -623,13 +626,14 @@ fn lowered(src: &str) -> Option<String> {
                             d
                         };
                         let value = char::from_u32(u32::from_str_radix(&digits, 16).ok()?)?;
-                        if value.is_ascii_alphabetic() || (unicode && cased(value)) {
+                        if value.is_ascii_alphabetic() && !unicode {
                             return None;
                         }
                     }
                     _ => {}
                 }
-                if depth > 0
+                if !unicode
+                    && depth > 0
                     && cs.get(after) == Some(&'-')
                     && cs.get(after + 1).is_some_and(|&z| z != ']')
                 {
@@ -641,7 +645,7 @@ fn lowered(src: &str) -> Option<String> {
                 continue;
             }
             '[' => {
-                if depth > 0 && cs.get(i + 1) == Some(&':') {
+                if !unicode && depth > 0 && cs.get(i + 1) == Some(&':') {
                     return None;
                 }
                 depth += 1;
@@ -659,7 +663,7 @@ fn lowered(src: &str) -> Option<String> {
                 continue;
             }
             ']' if depth > 0 => depth -= 1,
-            '&' | '-' | '~' if depth > 0 && cs.get(i + 1) == Some(&c) => return None,
+            '&' | '-' | '~' if !unicode && depth > 0 && cs.get(i + 1) == Some(&c) => return None,
             '(' if depth == 0 => {
                 outer.push(unicode);
                 if cs.get(i + 1) == Some(&'?') {
@@ -692,8 +696,17 @@ fn lowered(src: &str) -> Option<String> {
                             // Flags for the rest of the group it is in.
                             outer.pop();
                         }
+                        if mode && !unicode {
+                            // Unicode rules fold case beyond ASCII (`k` is also the Kelvin
+                            // sign, `ä` also `Ä`, which ASCII lowercasing leaves): such a
+                            // part keeps ignoring case, as in the regex. Under it, every part
+                            // matches a character where it matches its ASCII lower case.
+                            out.push_str("(?i");
+                            out.extend(&cs[i + 2..=close]);
+                        } else {
+                            out.extend(&cs[i..=close]);
+                        }
                         unicode = mode;
-                        out.extend(&cs[i..=close]);
                         i = close + 1;
                         continue;
                     }
@@ -705,7 +718,10 @@ fn lowered(src: &str) -> Option<String> {
         }
         if c.is_ascii_alphabetic() || (!c.is_ascii() && cased(c)) {
             if unicode {
-                return None;
+                // Case is still ignored here (see the flag groups): kept as written.
+                out.push(c);
+                i += 1;
+                continue;
             }
             if !c.is_ascii() {
                 // Outside Unicode rules a character beyond ASCII has no other case.
@@ -2862,16 +2878,17 @@ mod tests {
             ),
             (
                 r"[^\n]{0,80}\x2D[!-~]",
-                Some(r"(?-u)(?u:[^\n]){0,80}\x2D[!-~]"),
+                Some(r"(?-u)(?iu:[^\n]){0,80}\x2D[!-~]"),
             ),
             (r"(?-i:AKIA)[A-Z2-7]{16}", None),
-            (r"(?u:k)ey", None),
+            (r"(?u:k)ey", Some(r"(?-u)(?iu:k)ey")),
+            (r"[^\x00-\x7F][a-z]", Some(r"(?-u)(?iu:[^\x00-\x7F])[a-z]")),
             (r"\x41BC", None),
             (r"[0-Z]", None),
             (r"[\x00-Z]", None),
             (r"[[:upper:]]", None),
             (r"\p{Lu}", None),
-            (r"[a-z&&[^aeiou]]", None),
+            (r"[a-z&&[^aeiou]]", Some(r"(?-u)(?iu:[a-z&&[^aeiou]])")),
         ] {
             let got = super::lowered(&crate::lint::rules::expand(src));
             assert_eq!(got.as_deref(), lowered, "{src}");
