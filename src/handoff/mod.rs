@@ -239,6 +239,11 @@ pub struct Snapshot {
     /// (into [`Snapshot::files`]), by name: their pass state can be recorded by blob id
     /// (issue #14, see `commands::archive`).
     pub blob_ids: BTreeMap<String, ObjectId>,
+    /// At pre-commit, the part of a changed file that is linted, as a byte range of its
+    /// content, by inner path: the window around what changed from HEAD's blob, under HEAD's
+    /// lint configuration (issue #14: cost follows the change; see
+    /// `lint::pieces::changed_window`). A file not named here is linted whole.
+    pub windows: BTreeMap<String, (usize, usize)>,
     /// The blob ids of LOG-ARCHIVE.md and its index where they were left on disk as the
     /// blob ([`Snapshot::streamed`], above [`HELD_WHOLE_UP_TO`]), by name, with the file's
     /// stamp taken before it was shown to be that blob: their pass state, computed from the
@@ -247,6 +252,22 @@ pub struct Snapshot {
     /// The commit whose blobs the files left [`Snapshot::unread`] equal: HEAD, or HEAD's
     /// parent for an amend (review atk34 #1); its manifest holds their judged state.
     pub unread_since: Option<ObjectId>,
+}
+
+/// Whether the pre-commit check may lint the file `inner` (a path relative to the handoff
+/// directory) in the window around its change: a Markdown file other than the lint
+/// configuration, the files always read, the archive pair (linted in pieces of its own), and
+/// `LOG.md` and `NEXT_ACTIONS.md`, whose structure rules count entries and tasks over the
+/// whole file.
+fn windowed(inner: &str) -> bool {
+    let name = inner.rsplit('/').next().unwrap_or(inner);
+    std::path::Path::new(name)
+        .extension()
+        .is_some_and(|x| x.eq_ignore_ascii_case("md"))
+        && !is_archive_pair(name)
+        && !ALWAYS_READ.contains(&name)
+        && !crate::lint::is_config_file(name)
+        && !matches!(name, log::LOG_FILE | "NEXT_ACTIONS.md")
 }
 
 /// Files of the handoff directory whose content is always read, changed or not: the
@@ -297,6 +318,32 @@ impl Baseline {
         })
     }
 
+    /// HEAD's blob of the staged file `f` when it differs from it under HEAD's lint
+    /// configuration (`staged` holds every staged file): the pre-commit check lints such a
+    /// file in the window around its change (`lint::pieces::changed_window`).
+    fn changed_from(&self, f: &TreeFile, staged: &[TreeFile]) -> Option<ObjectId> {
+        let id = *self.files.get(&f.path)?;
+        (id != f.id && self.config_unchanged(staged)).then_some(id)
+    }
+
+    /// Whether the lint configuration (`.aiignore` and the allowlists) is staged as HEAD
+    /// holds it.
+    fn config_unchanged(&self, staged: &[TreeFile]) -> bool {
+        let same = |f: &TreeFile| !f.is_link && self.files.get(&f.path) == Some(&f.id);
+        [
+            AIIGNORE,
+            crate::lint::allow::ALLOWLIST,
+            crate::lint::allow::PII_ALLOWLIST,
+        ]
+        .iter()
+        .all(
+            |name| match staged.iter().find(|f| f.path == name.as_bytes()) {
+                Some(f) => same(f),
+                None => !self.files.contains_key(name.as_bytes()),
+            },
+        )
+    }
+
     /// The staged files that need not be read: their blob equals HEAD's. Nothing is left
     /// unread when the lint configuration changed (every file is judged again under it),
     /// and LOG-ARCHIVE.md and its index are left unread only together, since one is
@@ -323,12 +370,7 @@ impl Baseline {
         };
         let mut out = std::collections::HashSet::new();
         let mut judged = std::collections::HashSet::new();
-        let config = [
-            AIIGNORE,
-            crate::lint::allow::ALLOWLIST,
-            crate::lint::allow::PII_ALLOWLIST,
-        ];
-        if self.files.is_empty() || !config.iter().all(|n| same_name(n)) {
+        if self.files.is_empty() || !self.config_unchanged(staged) {
             return (out, judged);
         }
         let archive_pair = same_name(log::ARCHIVE_FILE) && same_name(log::INDEX_FILE);
@@ -401,6 +443,33 @@ impl Snapshot {
             self.files.insert(name, bytes);
         }
         Ok(())
+    }
+
+    /// Records the window of the file `inner` (read, as `f` among the `staged` files) that
+    /// the pre-commit check lints, when it changed from `base`'s blob
+    /// ([`Snapshot::windows`]). A base blob that cannot be read leaves the file whole.
+    fn window_change(
+        &mut self,
+        repo: &Repo,
+        base: &Baseline,
+        f: &TreeFile,
+        staged: &[TreeFile],
+        inner: String,
+    ) {
+        if f.is_link || !windowed(&inner) {
+            return;
+        }
+        let Some(old_id) = base.changed_from(f, staged) else {
+            return;
+        };
+        let new = self.files.get(&inner).or_else(|| self.nested.get(&inner));
+        if let Some(new) = new
+            && new.len() >= crate::lint::WINDOW_FROM
+            && let Ok(Ok(old)) = repo.blob_within(old_id, max_bytes(&inner))
+            && let Some(window) = crate::lint::changed_window(&old, new)
+        {
+            self.windows.insert(inner, window);
+        }
     }
 
     /// True when some files were left unread (a pre-commit snapshot of what changed).
@@ -737,6 +806,8 @@ impl HandoffDir {
                 snap.nested.remove(inner);
                 snap.streamed.remove(inner);
                 snap.unread.insert(inner.to_string(), f.id);
+            } else {
+                snap.window_change(repo, base, f, &files, inner.to_string());
             }
         }
         Ok(snap)
@@ -1006,7 +1077,8 @@ impl HandoffDir {
             } else {
                 f.id
             };
-            self.read_blob(repo, &mut snap, name, id, stream)?;
+            self.read_blob(repo, &mut snap, name.clone(), id, stream)?;
+            snap.window_change(repo, base, f, files, name);
         }
         Ok(snap)
     }

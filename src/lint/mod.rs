@@ -43,6 +43,7 @@ use engine::{Finding, Scan};
 use text::LineIndex;
 
 pub use markdown::Context;
+pub(crate) use pieces::{WINDOW_FROM, changed_window};
 pub use registry::{Family, RULES, RuleMeta};
 
 /// How serious a finding is. `Error` blocks commits and fails CI.
@@ -589,10 +590,39 @@ pub fn lint_snapshot_with(
             content,
         })
         .collect();
-    let files = snapshot_files(dir, snap);
+    let mut files = snapshot_files(dir, snap);
+    // A file changed from HEAD's is linted in the window around its change
+    // ([`pieces::changed_window`]), shifted back to its lines. Not when an allowlist entry
+    // may serve the file: entries match findings by a fingerprint that numbers a text's
+    // occurrences from the start of what is linted.
+    let mut shifts: Vec<(String, usize)> = Vec::new();
+    for f in &mut files {
+        if let Some(&(start, end)) = snap.windows.get(&f.name)
+            && !cfg
+                .allow
+                .iter()
+                .any(|e| e.path.as_deref().is_none_or(|p| p == f.path))
+        {
+            shifts.push((
+                f.path.clone(),
+                crate::handoff::line_count(&f.bytes[..start]),
+            ));
+            f.bytes = &f.bytes[start..end];
+        }
+    }
     // Unused allowlist entries can only be told on the whole directory: an entry may serve
     // a file a pre-commit snapshot left unread.
     let mut outcome = lint_inputs(cfg, &files, &streamed, extra, !snap.is_partial())?;
+    for d in outcome
+        .diagnostics
+        .iter_mut()
+        .chain(outcome.suppressed.iter_mut())
+    {
+        if let Some((_, lines)) = shifts.iter().find(|(path, _)| *path == d.path) {
+            d.line += lines;
+            d.end_line += lines;
+        }
+    }
     let binaries = snap
         .files
         .iter()

@@ -73,6 +73,9 @@ struct Shape {
     /// Whether it holds a link reference definition: a reference image anywhere in the
     /// file, before or after it, may resolve to it, so such a file is linted whole.
     refdefs: bool,
+    /// [`Shape::closed`] but for sections, which only the structure rule reads: a file of
+    /// the reference tool may leave sections open to its end.
+    closed_but_sections: bool,
 }
 
 impl Shape {
@@ -82,17 +85,12 @@ impl Shape {
             blocks: Vec::new(),
             closed: true,
             refdefs: false,
+            closed_but_sections: true,
         }
     }
 
     fn of(raw: &str) -> Shape {
-        let norm = unicode::normalize(raw, true);
-        let idx = MdIndex::parse(&norm.view.text);
-        let md = if norm.view.is_identity() {
-            idx
-        } else {
-            idx.map(norm.view.source_mapper())
-        };
+        let md = md_of(raw);
         let mut blocks: Vec<(usize, usize)> = md.fences.clone();
         blocks.extend(md.comments.iter().map(|c| (c.start, c.end)));
         blocks.sort_unstable();
@@ -130,18 +128,18 @@ impl Shape {
             .filter(|&(i, _)| i == 0 || raw.as_bytes()[i - 1] == b'\n')
             .last()
             .is_some_and(|(i, _)| !raw[i..].contains("\n>>>>>>>"));
-        let closed = raw.ends_with('\n')
+        let closed_but_sections = raw.ends_with('\n')
             && (1..=8).contains(&trailing_blank)
             && !open_block
-            && sections_closed(raw, &md)
             && markers_inside
             && !key_open
             && !hidden_open
             && !conflict_open;
         Shape {
             blocks,
-            closed,
+            closed: closed_but_sections && sections_closed(raw, &md),
             refdefs: !md.refdefs.is_empty(),
+            closed_but_sections,
         }
     }
 
@@ -154,6 +152,50 @@ impl Shape {
         }
         line_start_from(raw, at)
     }
+}
+
+/// The Markdown index of `raw` as the lint reads it: parsed from the normalised text, placed
+/// in the raw text.
+fn md_of(raw: &str) -> MdIndex {
+    let norm = unicode::normalize(raw, true);
+    let idx = MdIndex::parse(&norm.view.text);
+    if norm.view.is_identity() {
+        idx
+    } else {
+        idx.map(norm.view.source_mapper())
+    }
+}
+
+/// The sections of `raw` that close, as (start of the opening marker, end of the closing
+/// one), paired as the structure rule pairs them.
+fn section_pairs(raw: &str, md: &MdIndex) -> Vec<(usize, usize)> {
+    let mut stack: Vec<(&str, usize)> = Vec::new();
+    let mut pairs = Vec::new();
+    for c in &md.comments {
+        let inner = raw[c.inner.0..c.inner.1.max(c.inner.0)].trim();
+        if let Some(n) = inner.strip_prefix("/SECTION:") {
+            if let Some(i) = stack.iter().rposition(|(s, _)| *s == n.trim()) {
+                pairs.push((stack[i].1, c.end));
+                stack.truncate(i);
+            }
+        } else if let Some(n) = inner.strip_prefix("SECTION:") {
+            stack.push((n.trim(), c.start));
+        }
+    }
+    pairs
+}
+
+/// The structure rule's section findings of `raw`, as (start, end, message), offset by
+/// `shift`.
+fn section_findings(raw: &str, md: &MdIndex, shift: usize) -> Vec<(usize, usize, String)> {
+    let mut found = Vec::new();
+    super::rules::structure::sections(raw, md, &mut found);
+    let mut out: Vec<_> = found
+        .into_iter()
+        .map(|f| (f.start + shift, f.end + shift, f.message))
+        .collect();
+    out.sort_unstable();
+    out
 }
 
 /// Whether every section opened in `raw` is closed in it, as the structure rule pairs them.
@@ -414,25 +456,47 @@ impl<'a> Run<'a> {
                 && d.rule != STRUCT001.id
                 && d.rule != CFG006.id
         };
-        let key = |d: &Diagnostic| {
-            (
-                d.rule,
-                d.line,
-                d.column,
-                d.end_line,
-                d.end_column,
-                d.severity,
-                d.message.clone(),
-                format!("{:?}", d.context),
-                d.kind,
-            )
-        };
-        let mut pieces: Vec<_> = self.out.iter().chain(diags).filter(near).map(key).collect();
-        let mut whole: Vec<_> = found.iter().filter(near).map(key).collect();
+        let mut pieces: Vec<_> = self
+            .out
+            .iter()
+            .chain(diags)
+            .filter(near)
+            .map(compared)
+            .collect();
+        let mut whole: Vec<_> = found.iter().filter(near).map(compared).collect();
         pieces.sort_unstable();
         whole.sort_unstable();
         Ok(pieces == whole)
     }
+}
+
+/// What two lints of the same text must agree on for a finding: all but its fingerprint
+/// (which numbers a text's occurrences from the start of what is linted).
+type Compared = (
+    &'static str,
+    usize,
+    usize,
+    usize,
+    usize,
+    super::Severity,
+    String,
+    String,
+    Option<&'static str>,
+);
+
+/// A finding as [`Compared`].
+fn compared(d: &Diagnostic) -> Compared {
+    (
+        d.rule,
+        d.line,
+        d.column,
+        d.end_line,
+        d.end_column,
+        d.severity,
+        d.message.clone(),
+        format!("{:?}", d.context),
+        d.kind,
+    )
 }
 
 /// Lints the archive `content` (shown as `path`) in pieces of whole entries, marking the
@@ -677,6 +741,143 @@ impl IndexCuts {
         *self = state;
         Some(at)
     }
+}
+
+/// A changed file from this size on is linted at pre-commit in the window around its change
+/// ([`changed_window`]); a smaller one costs too little to be worth cutting.
+pub(crate) const WINDOW_FROM: usize = 16 * 1024;
+
+/// How many places a cut of [`changed_window`] is tried at on either side before the window
+/// runs to the file's edge: each try reads the text before it once.
+const WINDOW_TRIES: usize = 3;
+
+/// The part of `new` (a handoff file's staged content) that the pre-commit check lints when
+/// HEAD held `old` (issue #14: cost follows the change): the lines that differ, with at least
+/// a seam's bytes of unchanged text either side, cut where nothing the lint reads crosses the
+/// cut (see [`Shape`]), as a byte range of `new` starting and ending at a line start. Text
+/// beyond the window is HEAD's, read the same way in both versions (its cut is closed in
+/// each), so its findings were HEAD's, judged when HEAD was committed; CI judges the whole
+/// range.
+///
+/// `None` (lint the file whole) when either version is not UTF-8, `new` is small, either
+/// holds an inline allow marker (one added, removed or moved applies beyond its lines), `new`
+/// holds a link reference definition (one changed resolves an image anywhere in the file), or no
+/// cut leaves the window well under the file's size.
+pub(crate) fn changed_window(old: &[u8], new: &[u8]) -> Option<(usize, usize)> {
+    if new.len() < WINDOW_FROM {
+        return None;
+    }
+    let (old, new) = (
+        std::str::from_utf8(old).ok()?,
+        std::str::from_utf8(new).ok()?,
+    );
+    let marked = |t: &str| memchr::memmem::find(t.as_bytes(), b"aahp:").is_some();
+    if marked(old) || marked(new) {
+        return None;
+    }
+    let md = md_of(new);
+    if !md.refdefs.is_empty() {
+        return None;
+    }
+    // Sections paired across the cuts would read otherwise in the window: a cut inside a
+    // section that closes is moved out of it.
+    let pairs = section_pairs(new, &md);
+    let outside = |mut at: usize, forward: bool| {
+        for &(o, c) in &pairs {
+            if o < at && at < c {
+                at = if forward { at.max(c) } else { at.min(o) };
+            }
+        }
+        at
+    };
+    let seam = Sizes::default().seam;
+    let (o, n) = (old.as_bytes(), new.as_bytes());
+    let prefix = o.iter().zip(n).take_while(|(a, b)| a == b).count();
+    let most = o.len().min(n.len()) - prefix;
+    let suffix = o
+        .iter()
+        .rev()
+        .zip(n.iter().rev())
+        .take(most)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let change_end = n.len() - suffix;
+    // The start: after a blank line at least a seam before the change, with nothing left
+    // open before it (the text before it is the same in both versions).
+    let mut start = 0;
+    let mut at = outside(prefix.saturating_sub(seam), false);
+    for _ in 0..WINDOW_TRIES {
+        let Some(cut) = blank_cut_at_or_before(new, at) else {
+            break;
+        };
+        if cut_is_clean(new, cut) && Shape::of(&new[..cut]).closed_but_sections {
+            start = cut;
+            break;
+        }
+        at = cut.saturating_sub(2);
+    }
+    // The end: after a blank line at least a seam after the change, where the text before
+    // it leaves nothing open in either version, so the same text after it reads the same.
+    let mut end = n.len();
+    let mut at = outside(change_end.saturating_add(seam), true);
+    for _ in 0..WINDOW_TRIES {
+        let Some(cut) = blank_cut_at_or_after(new, at) else {
+            break;
+        };
+        // The text from the cut on is the common suffix: the same bytes end `old`.
+        let old_cut = o.len() - (n.len() - cut);
+        if cut_is_clean(new, cut)
+            && Shape::of(&new[..cut]).closed_but_sections
+            && Shape::of(&old[..old_cut]).closed_but_sections
+        {
+            end = cut;
+            break;
+        }
+        at = cut + 1;
+    }
+    if end - start > n.len() / 4 * 3 {
+        return None;
+    }
+    // The structure rule pairs section markers across the file (a file of the reference
+    // tool may leave sections open to its end): the window's markers must give the
+    // findings they give in the whole file, so that it reads them as the whole file does.
+    let window = &new[start..end];
+    let whole: Vec<_> = section_findings(new, &md, 0)
+        .into_iter()
+        .filter(|f| f.1 > start && f.0 < end)
+        .collect();
+    (whole == section_findings(window, &md_of(window), start)).then_some((start, end))
+}
+
+/// The end of the last blank line that ends at or before `at` (a line start after it).
+fn blank_cut_at_or_before(text: &str, at: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut i = at.min(b.len());
+    while i >= 2 {
+        let k = memchr::memrchr(b'\n', &b[..i])?;
+        if k >= 1 && b[..k].ends_with(b"\n") {
+            return Some(k + 1);
+        }
+        i = k;
+    }
+    None
+}
+
+/// The end of the first blank line that ends at or after `at` (a line start after it),
+/// before the end of `text`.
+fn blank_cut_at_or_after(text: &str, at: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let from = at.checked_sub(1)?;
+    let found = memchr::memmem::find(b.get(from..)?, b"\n\n")?;
+    let cut = from + found + 2;
+    (cut < b.len()).then_some(cut)
+}
+
+/// Whether the text after a cut at `at` starts as a file's middle reads: no line that a
+/// file's first line would make front matter (`---`, `+++`).
+fn cut_is_clean(text: &str, at: usize) -> bool {
+    let next = text[at..].trim_start_matches(['\n', '\r', ' ', '\t']);
+    !(next.starts_with("---") || next.starts_with("+++"))
 }
 
 #[cfg(test)]
@@ -1241,5 +1442,217 @@ mod tests {
         let doc = "{\n  \"a\": [\n    {\"x\": 1},\n    {\"y\": 2}\n  ],\n  \"entries\": [\n    {\"t\": \"[\"},\n    {\"t\": 2}\n  ]\n}\n";
         let at = cuts.last_cut(doc.as_bytes()).expect("a cut");
         assert!(doc[at..].starts_with("    {\"t\": 2}"), "{}", &doc[at..]);
+    }
+
+    /// A real STATUS.md (27 KB) repeated to `at_least` bytes, as a changed file's HEAD.
+    fn status_of(at_least: usize) -> String {
+        let one = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/corpora/handoff-negatives/homeofe+AAHP/STATUS.md"
+        ))
+        .unwrap();
+        let mut text = String::new();
+        while text.len() < at_least {
+            text.push_str(&one);
+            text.push('\n');
+        }
+        text
+    }
+
+    /// `text` with `para` inserted as a paragraph of its own at the blank line nearest `at`.
+    fn inserted(text: &str, at: usize, para: &str) -> String {
+        let at = blank_cut_at_or_before(text, at).unwrap_or(0);
+        format!("{}{para}\n\n{}", &text[..at], &text[at..])
+    }
+
+    /// The window lies around the change with a seam either side, starts and ends after a
+    /// blank line, and is left out for small files, inline markers and reference links.
+    #[test]
+    fn the_window_holds_the_change_and_a_seam_either_side() {
+        let seam = Sizes::default().seam;
+        let old = status_of(80 * 1024);
+        let para = "Session note: the gateway's CORS fix is merged.";
+        let new = inserted(&old, 40 * 1024, para);
+        let change = new.find(para).unwrap();
+        let (start, end) = changed_window(old.as_bytes(), new.as_bytes()).expect("a window");
+        assert!(
+            start + seam <= change && change + para.len() + seam <= end,
+            "{start}..{end} around {change}"
+        );
+        assert!(new[..start].ends_with("\n\n") && new[..end].ends_with("\n\n"));
+        assert!(
+            end - start < new.len() / 2,
+            "{start}..{end} of {}",
+            new.len()
+        );
+        // Appended at the end: the window runs to the end.
+        let appended = format!("{old}{para}\n");
+        let (start, end) = changed_window(old.as_bytes(), appended.as_bytes()).unwrap();
+        assert_eq!(end, appended.len());
+        assert!(start + seam <= old.len());
+        // Small files, markers and reference definitions are linted whole.
+        let one = status_of(1);
+        let small = &one[..blank_cut_at_or_before(&one, 12 * 1024).unwrap()];
+        let grown = inserted(small, 9000, para);
+        assert!(grown.len() < WINDOW_FROM);
+        assert_eq!(changed_window(small.as_bytes(), grown.as_bytes()), None);
+        let marked = inserted(
+            &old,
+            70 * 1024,
+            "<!-- aahp:allow PI001 reason=\"quoted\" -->",
+        );
+        assert_eq!(
+            changed_window(
+                marked.as_bytes(),
+                inserted(&marked, 10 * 1024, para).as_bytes()
+            ),
+            None
+        );
+        assert_eq!(changed_window(old.as_bytes(), marked.as_bytes()), None);
+        let refdef = inserted(&old, 70 * 1024, "[logo]: https://example.com/logo.png");
+        assert_eq!(
+            changed_window(
+                refdef.as_bytes(),
+                inserted(&refdef, 10 * 1024, para).as_bytes()
+            ),
+            None
+        );
+    }
+
+    /// A cut never falls inside a fence or a comment that holds the change's seam: with a
+    /// fence opened before the change and closed after it, the window takes the fence whole.
+    /// And deleting a fence's opening line changes how the text after it reads, so the
+    /// window runs on to where both versions read the same.
+    #[test]
+    fn the_window_takes_whole_any_block_that_crosses_its_seams() {
+        let old = status_of(100 * 1024);
+        // Blank lines inside the block: places a cut would take, were the block not seen.
+        let filler = "ordinary line of a code block\n\n".repeat(500);
+        let fenced = inserted(&old, 30 * 1024, &format!("```text\n{filler}```"));
+        let open = fenced.find("```text").unwrap();
+        let close = fenced[open + 3..].find("```").unwrap() + open + 3;
+        let para = "Session note: the gateway's CORS fix is merged.";
+        let new = inserted(&fenced, close - 1000, para);
+        let (start, end) = changed_window(fenced.as_bytes(), new.as_bytes()).expect("a window");
+        assert!(start <= open, "{start} cuts into the fence at {open}");
+        assert!(end > close + para.len());
+        // The same with an HTML comment: a cut inside it would read its end as text.
+        let commented = inserted(&old, 30 * 1024, &format!("<!--\n{filler}-->"));
+        let open = commented.find("<!--\nordinary").unwrap();
+        let close = commented.find("\n-->").unwrap();
+        let new = inserted(&commented, close - 1000, para);
+        let (start, end) = changed_window(commented.as_bytes(), new.as_bytes()).expect("a window");
+        assert!(start <= open, "{start} cuts into the comment at {open}");
+        assert!(end > close + para.len());
+        // The fence's opening line deleted: the text after its closing line reads otherwise.
+        let opened = fenced.replacen("```text\n", "", 1);
+        let end_old = close - "```text\n".len();
+        if let Some((_, end)) = changed_window(fenced.as_bytes(), opened.as_bytes()) {
+            assert!(
+                end > end_old,
+                "the window ends at {end}, before the old fence's end {end_old}"
+            );
+        }
+    }
+
+    /// What the pre-commit check reports for a changed file: the window's lint, shifted to
+    /// the file's lines, is the whole file's lint on every line of the window, for changes
+    /// that insert injections, credentials and prose at many places of a real STATUS.md.
+    #[test]
+    fn the_windows_lint_is_the_whole_files_on_its_lines() {
+        let cfg = LintConfig::empty(jiff::civil::date(2026, 6, 1));
+        // Real handoff files one after the other: sections, fences, comments, tables.
+        let root = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/corpora/handoff-negatives"
+        );
+        let mut paths: Vec<_> = std::fs::read_dir(root)
+            .unwrap()
+            .map(|d| d.unwrap().path())
+            .filter(|d| d.is_dir())
+            .flat_map(|d| std::fs::read_dir(d).unwrap())
+            .map(|f| f.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "md"))
+            .collect();
+        paths.sort();
+        let mut old = String::new();
+        for p in paths.iter().step_by(2) {
+            if old.len() > 70 * 1024 {
+                break;
+            }
+            old.push_str(&std::fs::read_to_string(p).unwrap());
+            old.push_str("\n\n");
+        }
+        let path = ".ai/handoff/STATUS.md";
+        let kinds = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/corpora/synthetic/injection_kinds.jsonl"
+        ))
+        .unwrap();
+        let texts: Vec<String> = kinds
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter_map(|v| v["text"].as_str().map(str::to_string))
+            .step_by(23)
+            .chain([
+                "Deploy key: AKIAQYLPMN5HHHFPZAM2 with secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+                    .to_string(),
+                "Fixed the flaky test in the gateway; nothing else changed.".to_string(),
+            ])
+            .collect();
+        let key = compared;
+        let mut windowed = 0;
+        let mut edits = 0;
+        for (k, para) in texts.iter().enumerate() {
+            let at = (k * 7919) % old.len();
+            // The text inserted as a paragraph, put in place of the paragraph there, and
+            // that paragraph deleted.
+            let here = blank_cut_at_or_before(&old, at).unwrap_or(0);
+            let next = blank_cut_at_or_after(&old, here + 1).unwrap_or(old.len());
+            let news = [
+                inserted(&old, at, para),
+                format!("{}{para}\n\n{}", &old[..here], &old[next..]),
+                format!("{}{}", &old[..here], &old[next..]),
+            ];
+            for new in news.iter().take(if k % 2 == 0 { 3 } else { 1 }) {
+                edits += 1;
+                let Some((start, end)) = changed_window(old.as_bytes(), new.as_bytes()) else {
+                    continue;
+                };
+                windowed += 1;
+                let lint = |bytes: &[u8]| {
+                    let mut used = vec![false; cfg.allow.len()];
+                    let file = LintFile {
+                        script: false,
+                        path: path.into(),
+                        name: "STATUS.md".into(),
+                        bytes,
+                    };
+                    lint_file(&cfg, &file, &mut used).unwrap()
+                };
+                let shift = crate::handoff::line_count(&new.as_bytes()[..start]);
+                let (first, last) = (
+                    shift + 1,
+                    crate::handoff::line_count(&new.as_bytes()[..end]),
+                );
+                let mut window: Vec<_> = lint(&new.as_bytes()[start..end])
+                    .into_iter()
+                    .map(|mut d| {
+                        d.line += shift;
+                        d.end_line += shift;
+                        key(&d)
+                    })
+                    .collect();
+                let mut whole: Vec<_> = lint(new.as_bytes())
+                    .iter()
+                    .filter(|d| d.line >= first && d.end_line.max(d.line) <= last)
+                    .map(key)
+                    .collect();
+                window.sort();
+                whole.sort();
+                assert_eq!(window, whole, "edited at byte {at}: {para}");
+            }
+        }
+        assert!(windowed >= edits / 2, "{windowed} of {edits} windowed");
     }
 }

@@ -130,7 +130,7 @@ fn is_done(title: &str) -> bool {
         || title.contains("[x]")
 }
 
-fn sections(raw: &str, md: &MdIndex, out: &mut Vec<Finding>) {
+pub(crate) fn sections(raw: &str, md: &MdIndex, out: &mut Vec<Finding>) {
     let mut stack: Vec<(&str, usize, usize)> = Vec::new();
     // How many open sections of each name the stack holds: a closing marker whose name is
     // not open is judged without searching the stack.
