@@ -1255,10 +1255,7 @@ pub struct ConflictBlock {
 /// A `=======` line alone (a Markdown heading's underline) and a marker without its other
 /// half are text. Linear in `text`.
 pub fn first_conflict(text: &str) -> Option<ConflictBlock> {
-    let marker = |line: &str, c: char| {
-        let rest = line.trim_start_matches(c);
-        line.len() - rest.len() >= 7 && (rest.is_empty() || rest.starts_with([' ', '\t']))
-    };
+    let marker = conflict_marker;
     let mut opener = None;
     let mut at = 0;
     for (n, line) in text.split_inclusive('\n').enumerate() {
@@ -1276,6 +1273,28 @@ pub fn first_conflict(text: &str) -> Option<ConflictBlock> {
         at += line.len();
     }
     None
+}
+
+/// Whether `line` (its line break cut off) is a conflict marker of `c`s: seven or more, then
+/// a blank or the end of the line, as [`first_conflict`] reads them.
+fn conflict_marker(line: &str, c: char) -> bool {
+    let rest = line.trim_start_matches(c);
+    line.len() - rest.len() >= 7 && (rest.is_empty() || rest.starts_with([' ', '\t']))
+}
+
+/// Whether `text` ends inside a conflict: an opening marker no closing marker follows, as
+/// [`first_conflict`] pairs them (the text after may close it).
+pub fn conflict_left_open(text: &str) -> bool {
+    let mut open = false;
+    for line in text.split_inclusive('\n') {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        if conflict_marker(bare, '<') {
+            open = true;
+        } else if conflict_marker(bare, '>') {
+            open = false;
+        }
+    }
+    open
 }
 
 /// Splits a file holding git conflict markers into ours' and theirs' versions (text outside

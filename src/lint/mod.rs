@@ -595,7 +595,7 @@ pub fn lint_snapshot_with(
     // ([`pieces::changed_window`]), shifted back to its lines. Not when an allowlist entry
     // may serve the file: entries match findings by a fingerprint that numbers a text's
     // occurrences from the start of what is linted.
-    let mut shifts: Vec<(String, usize)> = Vec::new();
+    let mut placed: Vec<(String, pieces::WindowLines)> = Vec::new();
     for f in &mut files {
         if let Some(&(start, end)) = snap.windows.get(&f.name)
             && !cfg
@@ -603,9 +603,9 @@ pub fn lint_snapshot_with(
                 .iter()
                 .any(|e| e.path.as_deref().is_none_or(|p| p == f.path))
         {
-            shifts.push((
+            placed.push((
                 f.path.clone(),
-                crate::handoff::line_count(&f.bytes[..start]),
+                pieces::WindowLines::of(f.bytes, (start, end)),
             ));
             f.bytes = &f.bytes[start..end];
         }
@@ -613,15 +613,15 @@ pub fn lint_snapshot_with(
     // Unused allowlist entries can only be told on the whole directory: an entry may serve
     // a file a pre-commit snapshot left unread.
     let mut outcome = lint_inputs(cfg, &files, &streamed, extra, !snap.is_partial())?;
-    for d in outcome
-        .diagnostics
-        .iter_mut()
-        .chain(outcome.suppressed.iter_mut())
-    {
-        if let Some((_, lines)) = shifts.iter().find(|(path, _)| *path == d.path) {
-            d.line += lines;
-            d.end_line += lines;
-        }
+    if !placed.is_empty() {
+        let place = |d: &mut Diagnostic| {
+            placed
+                .iter()
+                .find(|(path, _)| *path == d.path)
+                .is_none_or(|(_, lines)| lines.place(d))
+        };
+        outcome.diagnostics.retain_mut(place);
+        outcome.suppressed.retain_mut(place);
     }
     let binaries = snap
         .files

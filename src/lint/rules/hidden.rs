@@ -980,8 +980,10 @@ fn hidden_elements(raw: &str) -> HiddenElements {
             continue;
         }
         let Some(gt) = memchr::memchr(b'>', &b[head_end..]).map(|i| head_end + i) else {
-            // No `>` closes this tag or any later one: a tag the text after may end.
-            return (out, ATTR.is_match(&raw[lt..]));
+            // No `>` closes this tag or any later one: a tag the text after may end, and
+            // complete (`style="display` then `:none">` after a blank line: the attribute
+            // test reads across it), so it is open whatever its text so far says.
+            return (out, true);
         };
         done = gt;
         if !ATTR.is_match(&raw[lt..gt]) {

@@ -151,6 +151,16 @@ fn zhipu_at(text: &str, p: usize) -> Option<Finding> {
 /// after a word that names a secret or a key pair on its line. Each `[` is read forward once;
 /// a failed array resumes the search where it stopped. Read in the raw text: a JSON file's
 /// numbers are not among the strings the patterns read.
+/// Whether `text` ends inside an array [`byte_keypairs`] would read on: its last `[` is
+/// followed by nothing but digits, commas and blanks (the text after may add the rest).
+pub(crate) fn byte_array_open(text: &str) -> bool {
+    text.rfind('[').is_some_and(|k| {
+        text[k + 1..]
+            .bytes()
+            .all(|c| c.is_ascii_digit() || c == b',' || c.is_ascii_whitespace())
+    })
+}
+
 pub(crate) fn byte_keypairs(text: &str, out: &mut Vec<Finding>) {
     let b = text.as_bytes();
     let mut from = 0;
