@@ -231,6 +231,16 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "ruleset",
             "admin",
             "merge queue",
+            // The regex's other objects (review atk43 #1: `bypassed the branch rules`).
+            "branch rule",
+            "status check",
+            "merge check",
+            "merge requirement",
+            "{past|around|over} check",
+            "{past|around|over} the check",
+            "{past|around|over} failing check",
+            "{past|around|over} the failing check",
+            "{check|checks} {is|are}",
         ],
         regex: concat!(
             r"\b(?:bypass\w*|overrid\w*|disabl\w*|turn(?:ing)?\s+off|switch(?:ing)?\s+off|suspend\w*|remov\w*|skip\w*|ignor\w*|circumvent\w*|get(?:ting)?\s+(?:around|past)|lift\w*|drop\w*|delet\w*|deactivat\w*|unprotect\w*|sidestep\w*|dodg\w*|evad\w*|relax\w*|loosen\w*|pause\w*)\b",
