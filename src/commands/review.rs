@@ -437,15 +437,14 @@ fn package_dirs(
         while let Some((parent, _)) = at.rsplit_once('/') {
             at = parent;
             let rel = format!("{at}/{}", crate::handoff::DEFAULT_DIR);
-            let held = match holds.get(at) {
-                Some(&h) => h,
-                None => {
-                    let h = repo.tree_has_dir(head, &rel)?;
-                    holds.insert(at.to_string(), h);
-                    h
-                }
+            let found = if let Some(&h) = holds.get(at) {
+                h
+            } else {
+                let h = repo.tree_has_dir(head, &rel)?;
+                holds.insert(at.to_string(), h);
+                h
             };
-            if held {
+            if found {
                 if rel != dir.rel {
                     owners.insert(rel);
                 }

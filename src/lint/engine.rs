@@ -3993,7 +3993,8 @@ mod differential {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
-            (state % (n.max(1) as u64)) as usize
+            let n = u64::try_from(n.max(1)).expect("a small bound");
+            usize::try_from(state % n).expect("below a usize")
         }
     }
 
@@ -4219,7 +4220,8 @@ mod differential {
             .and_then(|s| s.parse().ok())
             .unwrap_or(3);
         let mut next = draws(0x9e37_79b9_7f4a_7c15);
-        let mut misses: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+        let mut misses: std::collections::BTreeMap<String, Vec<String>> =
+            std::collections::BTreeMap::new();
         let (mut texts, mut with_expect) = (0usize, 0usize);
         for (pi, p) in crate::lint::rules::all_patterns().into_iter().enumerate() {
             if only.as_deref().is_some_and(|o| o != p.rule.id) {
@@ -4286,7 +4288,8 @@ mod differential {
         println!("{texts} texts, {with_expect} with findings the regexes give");
         let mut shown = String::new();
         for (k, v) in &misses {
-            shown.push_str(&format!("{k} ({}): {}\n", v.len(), v[0]));
+            use std::fmt::Write as _;
+            let _ = writeln!(shown, "{k} ({}): {}", v.len(), v[0]);
         }
         assert!(
             misses.is_empty(),

@@ -1143,7 +1143,10 @@ fn check_protection(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     // What happened, told (`the hotfix bypassed the branch rules because …`): the bypass verb
     // in the past tense orders nothing. (A keyword list that left out `branch rules` kept such
     // sentences from this check until review atk43 #1.)
-    let verb = lower.split(|c: char| !c.is_ascii_alphabetic()).next().unwrap_or("");
+    let verb = lower
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .next()
+        .unwrap_or("");
     if verb.ends_with("ed") {
         return;
     }
