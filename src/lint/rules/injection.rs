@@ -1583,16 +1583,21 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "question here",
             "insert prompt",
             "your prompt",
-            // Every match ends in one of the words, blanks and a closing bracket of any
-            // of the three kinds (review atk43 #1: `<prompt>`, `{question}` woke nothing).
+            // A square or angle slot ends in one of the words, blanks and its bracket
+            // (review atk43 #1: `<prompt>`, `[question]` woke nothing).
             "{prompt|request|question|here}]",
             "{prompt|request|question|here} ]",
             "{prompt|request|question|here}>",
             "{prompt|request|question|here} >",
-            "{prompt|request|question|here}}",
-            "{prompt|request|question|here} }",
+            // A brace slot names the reader's own text (`{your prompt}`, `{insert request}`,
+            // `{question here}`): a bare `{question}` is a format string's field in code.
+            "your {prompt|request|question}",
+            "{insert|put|enter|add} {prompt|request|question|your}",
+            "{prompt|request|question} here",
         ],
-        regex: r"[\[<{]\s*(?:insert\s+|put\s+|enter\s+|add\s+)?(?:your\s+)?(?:prompt|request|question)(?:\s+here)?\s*[\]>}]",
+        // The regex said `[<{` … `]>}` with any of the words, where the keywords woke a
+        // brace slot only with `your`, `here` or a verb: it says so now (review atk43 #1).
+        regex: r"[\[<]\s*(?:insert\s+|put\s+|enter\s+|add\s+)?(?:your\s+)?(?:prompt|request|question)(?:\s+here)?\s*[\]>]|\{\s*(?:(?:insert|put|enter|add)\s+(?:your\s+)?(?:prompt|request|question)(?:\s+here)?|your\s+(?:prompt|request|question)(?:\s+here)?|(?:prompt|request|question)\s+here)\s*\}",
         before: 40,
         after: 20,
         check: signal_slot,
