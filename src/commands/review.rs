@@ -120,6 +120,11 @@ pub struct ReviewReport {
     pub head: String,
     /// The handoff directory read.
     pub handoff: String,
+    /// The other handoff directories read: at a monorepo's root, each package's whose
+    /// package the range changes (as `verify --level ci` judges them). Their items are
+    /// listed with the others, each naming its file; absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub packages: Vec<String>,
     /// Verified claims without evidence, expired, or dated ahead of today.
     pub claims: Vec<ClaimItem>,
     /// Changed files outside the handoff that no handoff file mentions.
@@ -156,10 +161,15 @@ impl Report for ReviewReport {
             code(&short(&self.merge_base)),
             code(&short(&self.head))
         )?;
+        let mut handoffs = code(&self.handoff);
+        for p in &self.packages {
+            handoffs.push_str(", ");
+            handoffs.push_str(&code(p));
+        }
         writeln!(
             w,
             "Handoff {} at HEAD, against the merge base with {}: {}, {}, {}, {}.",
-            code(&self.handoff),
+            handoffs,
             code(&self.base),
             count(self.claims.len(), "claim to check", "claims to check"),
             count(
@@ -333,6 +343,8 @@ fn code(s: &str) -> String {
 
 /// Runs `git aahp review`.
 pub fn run(ctx: &Context, args: &ReviewArgs) -> Result<ReviewReport> {
+    // Run in CI on a checkout a pull request may have written the git directory of.
+    crate::handoff::distrust_git_dir_caches();
     let repo = ctx.repo()?;
     let dir = ctx.handoff()?;
     let head = repo
@@ -365,16 +377,14 @@ pub fn run(ctx: &Context, args: &ReviewArgs) -> Result<ReviewReport> {
             }
         }
     };
-    // Nothing here reads LOG-ARCHIVE.md or its index: left unread, whatever their size
-    // (issue #12 item 2).
-    let leave = crate::handoff::ARCHIVE_PAIR;
-    let snap = dir.snapshot_commit_leaving(repo, head, &leave)?;
-    let old = dir.snapshot_commit_leaving(repo, merge_base, &leave)?;
+    let changes = repo.commit_changes(Some(merge_base), head)?;
+    let packages = package_dirs(repo, &dir, &changes, head)?;
     let mut report = ReviewReport {
         base: base_name,
         merge_base: merge_base.to_string(),
         head: head.to_string(),
         handoff: dir.rel.clone(),
+        packages: packages.iter().map(|d| d.rel.clone()).collect(),
         claims: Vec::new(),
         unmentioned_files: Vec::new(),
         open_questions: Vec::new(),
@@ -384,16 +394,104 @@ pub fn run(ctx: &Context, args: &ReviewArgs) -> Result<ReviewReport> {
         suppressions: Vec::new(),
         agent_config: Vec::new(),
     };
+    let today = clock::utc_date(ctx.now);
+    // The packages' own changes are theirs to account for, not the directory's above them.
+    let owned: Vec<String> = packages
+        .iter()
+        .map(|d| format!("{}/", d.package_root()))
+        .collect();
+    review_dir(repo, &dir, [merge_base, head], today, &owned, &mut report)?;
+    for package in &packages {
+        review_dir(repo, package, [merge_base, head], today, &[], &mut report)?;
+    }
+    redact_owners_secrets(repo, &report.unmentioned_files, [head, merge_base])?;
+    report.agent_config = super::verify::added_grants(repo, merge_base, head, &changes)?
+        .into_iter()
+        .map(|(path, what)| TextItem {
+            task: None,
+            text: what.text(),
+            section: None,
+            path,
+            line: None,
+        })
+        .collect();
+    Ok(report)
+}
+
+/// The package handoff directories (`<package>/.ai/handoff`) at `head` other than `dir`
+/// that own a changed path (the nearest one along it), in path order: `review` at a
+/// monorepo's root read the root's directory alone, and listed none of the packages'
+/// claims, questions, blocked items or suppressions that `verify --level ci` judges (left
+/// by review atk42).
+fn package_dirs(
+    repo: &Repo,
+    dir: &HandoffDir,
+    changes: &[crate::git::Change],
+    head: gix::ObjectId,
+) -> Result<Vec<HandoffDir>> {
+    // Whether HEAD holds a handoff directory in a directory, asked once each.
+    let mut holds: std::collections::HashMap<String, bool> = std::collections::HashMap::new();
+    let mut owners = BTreeSet::new();
+    for c in changes {
+        let mut at = c.path.as_str();
+        while let Some((parent, _)) = at.rsplit_once('/') {
+            at = parent;
+            let rel = format!("{at}/{}", crate::handoff::DEFAULT_DIR);
+            let found = if let Some(&h) = holds.get(at) {
+                h
+            } else {
+                let h = repo.tree_has_dir(head, &rel)?;
+                holds.insert(at.to_string(), h);
+                h
+            };
+            if found {
+                if rel != dir.rel {
+                    owners.insert(rel);
+                }
+                break;
+            }
+        }
+    }
+    let mut dirs = Vec::new();
+    for rel in owners {
+        let d = HandoffDir::at_rel(repo, &rel)?;
+        // What its `.aiignore` calls a secret is redacted from the report, as the located
+        // directory's is (review atk42 #5).
+        crate::output::boundary::redact_user_secrets_of(&d)?;
+        dirs.push(d);
+    }
+    Ok(dirs)
+}
+
+/// Adds one handoff directory's items to the report: its claims, the changes it does not
+/// mention (those under `owned`, packages read on their own, left out), its open
+/// questions, blocked items, criteria and suppressions.
+fn review_dir(
+    repo: &Repo,
+    dir: &HandoffDir,
+    [merge_base, head]: [gix::ObjectId; 2],
+    today: jiff::civil::Date,
+    owned: &[String],
+    report: &mut ReviewReport,
+) -> Result<()> {
+    // Nothing here reads LOG-ARCHIVE.md or its index: left unread, whatever their size
+    // (issue #12 item 2).
+    let leave = crate::handoff::ARCHIVE_PAIR;
+    let snap = dir.snapshot_commit_leaving(repo, head, &leave)?;
+    let old = dir.snapshot_commit_leaving(repo, merge_base, &leave)?;
     if snap.files.is_empty() && snap.unread.is_empty() {
         report.notes.push(format!(
             "HEAD has no handoff directory at {}; every changed file is unaccounted for",
             dir.rel
         ));
     }
-    report.claims = claims(&dir, &snap, clock::utc_date(ctx.now))?;
-    report.unmentioned_files = unmentioned(repo, &dir, &snap, &old, merge_base, head)?;
-    redact_owners_secrets(repo, &report.unmentioned_files, [head, merge_base])?;
-    for (name, text) in texts(&dir, &snap)? {
+    report.claims.extend(claims(dir, &snap, today)?);
+    report.unmentioned_files.extend(
+        unmentioned(repo, dir, &snap, &old, merge_base, head)?
+            .into_iter()
+            .filter(|f| !owned.iter().any(|o| f.path.starts_with(o.as_str()))),
+    );
+    for (name, text) in texts(dir, &snap)? {
         if name == "LOG.md" || name == "LOG-ARCHIVE.md" {
             continue;
         }
@@ -407,23 +505,14 @@ pub fn run(ctx: &Context, args: &ReviewArgs) -> Result<ReviewReport> {
             report
                 .blocked
                 .extend(blocked_lines(&dir.path_of(&name), text));
-            report.criteria = criteria_items(&dir, &snap, &dir.path_of(&name), text)?;
+            report
+                .criteria
+                .extend(criteria_items(dir, &snap, &dir.path_of(&name), text)?);
         }
     }
-    report.blocked.extend(blocked_tasks(&dir, &snap)?);
-    report.suppressions = suppressions(&dir, &snap, &old);
-    let changes = repo.commit_changes(Some(merge_base), head)?;
-    report.agent_config = super::verify::added_grants(repo, merge_base, head, &changes)?
-        .into_iter()
-        .map(|(path, what)| TextItem {
-            task: None,
-            text: what.text(),
-            section: None,
-            path,
-            line: None,
-        })
-        .collect();
-    Ok(report)
+    report.blocked.extend(blocked_tasks(dir, &snap)?);
+    report.suppressions.extend(suppressions(dir, &snap, &old));
+    Ok(())
 }
 
 /// The suppressions HEAD holds that the merge base does not ([`ReviewReport::suppressions`]).

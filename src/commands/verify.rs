@@ -1509,6 +1509,9 @@ pub fn run_with_push_lines(
     remote: Option<&str>,
 ) -> Result<VerifyReport> {
     let level = args.level;
+    if level == Some(Level::Ci) {
+        crate::handoff::distrust_git_dir_caches();
+    }
     if level != Some(Level::Ci) && std::env::var(SKIP_ENV).is_ok_and(|v| v == "1") {
         let mut report = VerifyReport::empty(level);
         report.skipped = true;

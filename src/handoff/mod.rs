@@ -1338,6 +1338,27 @@ pub fn read_limited_as(path: &Path, rel: &str, kind: &str) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// Whether the caches in the git directory (checksums, token counts, pass states, the
+/// importers list) may be read: not by `verify --level ci` and `review`, which judge a
+/// checkout whose git directory a pull request may have written (a CI cache restored from
+/// one the pull request's own run saved). A forged importers list for the tip's tree hid
+/// every agent configuration the range left alone, and with it the scripts they run that
+/// the range changed, a blocking finding included (review atk43 #3). A cache only saves
+/// work, so not reading one only costs it.
+static GIT_DIR_CACHES_DISTRUSTED: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Stops this process reading (and writing) the caches in the git directory: see
+/// [`git_dir_caches_trusted`].
+pub fn distrust_git_dir_caches() {
+    GIT_DIR_CACHES_DISTRUSTED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether this process reads the caches in the git directory.
+pub fn git_dir_caches_trusted() -> bool {
+    !GIT_DIR_CACHES_DISTRUSTED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Reads a file of the tool's own state in the git directory (a cache, a commit journal, a
 /// session record) as a handoff file is read ([`read_limited`]): opened without waiting and
 /// read only when it is a regular file within the size limit, so a FIFO planted there

@@ -316,14 +316,16 @@ pub fn parse_allowlist(path: &str, bytes: &[u8], today: Date) -> Result<Vec<Allo
         }
         let fingerprint = single_line(path, line, obj, "fingerprint")?;
         if fingerprint.contains('*')
-            || !(fingerprint.starts_with("v1:") || fingerprint.starts_with("v2:"))
+            || !["v1:", "v2:", "v3:"]
+                .iter()
+                .any(|v| fingerprint.starts_with(v))
             || fingerprint.len() != 35
             || !fingerprint[3..].bytes().all(|c| c.is_ascii_hexdigit())
         {
             return Err(Error::invalid(
                 path,
                 Some(line),
-                "`fingerprint` must be one exact `v1:` or `v2:` fingerprint from `git aahp lint --format json` (no wildcards) (CFG002)",
+                "`fingerprint` must be one exact `v2:` or `v3:` fingerprint from `git aahp lint --format json` (no wildcards) (CFG002)",
             ));
         }
         // A `v1:` fingerprint of a secret hashed the secret itself, and a short one can be
@@ -335,6 +337,20 @@ pub fn parse_allowlist(path: &str, bytes: &[u8], today: Date) -> Result<Vec<Allo
                 Some(line),
                 format!(
                     "`{fingerprint}` is a `v1:` fingerprint of a {rule} secret, from which a short secret can be recovered; secrets have `v2:` fingerprints now: run `git aahp lint --format json`, put the finding's `v2:` fingerprint in this entry, and rotate the secret if the old entry was pushed (CFG002)"
+                ),
+            ));
+        }
+        // A `v1:` fingerprint hashed the finding's text alone: the entry went on approving
+        // it whatever the rest of its line came to say (a quoted attack string turned into
+        // an order around it). Findings have `v3:` fingerprints now, which hash the lines
+        // too; the old entry is refused with the way to approve the finding again. A CFG007
+        // acknowledgement's `v1:` names its whole command and stays.
+        if fingerprint.starts_with("v1:") && meta.id != registry::CFG007.id {
+            return Err(Error::invalid(
+                path,
+                Some(line),
+                format!(
+                    "`{fingerprint}` is a `v1:` fingerprint, which approved the {rule} finding's text whatever the rest of its line says; findings have `v3:` fingerprints now, which cover the lines too: run `git aahp lint --format json`, check the finding's line still says what you approved, and put its `v3:` fingerprint in this entry (CFG002)"
                 ),
             ));
         }
@@ -560,7 +576,7 @@ mod tests {
         let allow: Vec<String> = (0..300)
             .map(|i| {
                 format!(
-                    "  {{\"rule\": \"PI001\", \"fingerprint\": \"v1:{i:032x}\", \"reason\": \"quoted attack\", \"owner\": \"Sec\", \"expires\": \"{}\"}}",
+                    "  {{\"rule\": \"PI001\", \"fingerprint\": \"v3:{i:032x}\", \"reason\": \"quoted attack\", \"owner\": \"Sec\", \"expires\": \"{}\"}}",
                     if i == 250 { "2027-13-01" } else { "2027-01-01" }
                 )
             })
@@ -609,7 +625,7 @@ mod tests {
 
     #[test]
     fn allowlist_entries_are_strict() {
-        let good = br#"{"version":1,"entries":[{"rule":"PI001","fingerprint":"v1:0123456789abcdef0123456789abcdef","reason":"documents the incident","owner":"Security","expires":"2027-01-31"}]}"#;
+        let good = br#"{"version":1,"entries":[{"rule":"PI001","fingerprint":"v3:0123456789abcdef0123456789abcdef","reason":"documents the incident","owner":"Security","expires":"2027-01-31"}]}"#;
         assert_eq!(parse_allowlist("a.json", good, today()).unwrap().len(), 1);
         let far = String::from_utf8_lossy(good).replace("2027-01-31", "2030-01-01");
         assert!(
@@ -619,7 +635,7 @@ mod tests {
                 .contains("days ahead")
         );
         let wild =
-            String::from_utf8_lossy(good).replace("v1:0123456789abcdef0123456789abcdef", "*");
+            String::from_utf8_lossy(good).replace("v3:0123456789abcdef0123456789abcdef", "*");
         assert!(parse_allowlist("a.json", wild.as_bytes(), today()).is_err());
     }
 
@@ -627,7 +643,7 @@ mod tests {
     /// 1,000th finding), and one for CFG001 an approval that had lapsed.
     #[test]
     fn what_the_gate_did_not_judge_cannot_be_approved() {
-        let good = r#"{"version":1,"entries":[{"rule":"PI001","fingerprint":"v1:0123456789abcdef0123456789abcdef","reason":"documents the incident","owner":"Security","expires":"2027-01-31"}]}"#;
+        let good = r#"{"version":1,"entries":[{"rule":"PI001","fingerprint":"v3:0123456789abcdef0123456789abcdef","reason":"documents the incident","owner":"Security","expires":"2027-01-31"}]}"#;
         for rule in ["CFG001", "CFG002", "CFG006"] {
             let doc = good.replace("PI001", rule);
             let err = parse_allowlist("a.json", doc.as_bytes(), today())

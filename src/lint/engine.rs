@@ -1326,7 +1326,7 @@ pub(crate) struct Line {
     pub last_pipe: Option<usize>,
     /// Its first byte that is not a blank (space, tab) or `>`, or `end`.
     pub lead: usize,
-    /// Whether it holds ` as ` anywhere.
+    /// Whether it holds the word `as` between blanks anywhere ([`holds_as`]).
     pub holds_as: bool,
     /// The end of its first run of 16 or more bytes of a key's alphabet (letters, digits,
     /// `_-+/=`) with a digit in it, if any: a value drawn at random that a word after it may
@@ -1352,10 +1352,20 @@ fn first_value_run(b: &[u8], start: usize, end: usize) -> Option<usize> {
     (len >= 16 && digit).then_some(end)
 }
 
-/// ` as `, searched for in a line ([`Line::holds_as`]) and near a keyword: built once, as
-/// `memmem::find` builds its searcher at every call.
-pub(crate) static AS: LazyLock<memchr::memmem::Finder<'static>> =
-    LazyLock::new(|| memchr::memmem::Finder::new(b" as "));
+/// Whether `b` holds the word `as` between blanks (a space or a tab each side), in either
+/// case: what the value-first label pattern reads (`[ \t]+as[ \t]+`, case ignored), searched
+/// for in a line ([`Line::holds_as`]) and near a keyword. Only ` as ` in lower case was looked
+/// for, so `… As the token` or a tab beside the word opened no window (review atk43 #1).
+pub(crate) fn holds_as(b: &[u8]) -> bool {
+    let blank = |c: u8| c == b' ' || c == b'\t';
+    memchr::memchr2_iter(b's', b'S', b).any(|i| {
+        i >= 2
+            && i + 1 < b.len()
+            && blank(b[i + 1])
+            && b[i - 1].eq_ignore_ascii_case(&b'a')
+            && blank(b[i - 2])
+    })
+}
 
 impl<'a> Site<'a> {
     pub(crate) fn new(bytes: &'a [u8]) -> Site<'a> {
@@ -1405,7 +1415,7 @@ impl<'a> Site<'a> {
             end,
             last_pipe: memchr::memrchr(b'|', &b[start..end]).map(|i| start + i),
             lead,
-            holds_as: AS.find(&b[start..end]).is_some(),
+            holds_as: holds_as(&b[start..end]),
             first_run: first_value_run(b, start, end),
         };
         self.line.set(Some(l));
@@ -1500,6 +1510,9 @@ static ENGINE: LazyLock<Engine> = LazyLock::new(|| {
 fn fingerprint(patterns: &[&Pattern]) -> u64 {
     use std::hash::Hasher as _;
     let mut h = rustc_hash::FxHasher::default();
+    // The tables' keywords are squeezed ([`squeeze_tail`]): tables written before are not
+    // these.
+    h.write_u8(b's');
     h.write_usize(patterns.len());
     for p in patterns {
         h.write(p.rule.id.as_bytes());
@@ -1702,6 +1715,7 @@ fn expand_keyword(
         let start = arena.len();
         arena.push_str(scratch);
         arena.push_str(k);
+        squeeze_tail(arena, start);
         // Keywords are searched in the normalised view (accents removed, look-alike letters
         // folded): a keyword written in another script is folded the same way, in each case.
         if !arena.as_bytes()[start..].is_ascii() {
@@ -1723,7 +1737,86 @@ fn expand_keyword(
     }
 }
 
+/// Calls `f(keyword, start, end)` for every keyword occurrence in `lower` (a text in ASCII
+/// lower case), with each run of ASCII white space read as one space, as the keywords are
+/// written ([`squeeze_tail`]): offsets are `lower`'s, an occurrence spanning the whole run.
+/// The rules' regexes read `\s+` between the words of a keyword (`act\s+as`, `system\s+prompt`),
+/// and the keyword pass compared bytes: two spaces, a tab or a line break between the words
+/// woke no window, and the gate passed what the rule's regex finds (review atk43 #1).
+/// `squeezed` is a buffer for the squeezed copy, made only where the text holds a run of two
+/// white space bytes or more (a lone tab or line break is a space in place).
+fn each_keyword(
+    keywords: &KeywordSet<'_>,
+    lower: &[u8],
+    squeezed: &mut Vec<u8>,
+    mut f: impl FnMut(usize, usize, usize, &dyn Fn(usize, usize) -> (usize, usize)),
+) {
+    let ws = |b: u8| matches!(b, b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r' | b' ');
+    squeezed.clear();
+    // (position in `squeezed` just past a run's one space, bytes dropped up to there).
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    let mut dropped = 0;
+    let mut i = 0;
+    while i < lower.len() {
+        let b = lower[i];
+        if !ws(b) {
+            squeezed.push(b);
+            i += 1;
+            continue;
+        }
+        squeezed.push(b' ');
+        let run = lower[i..].iter().take_while(|&&c| ws(c)).count();
+        if run > 1 {
+            dropped += run - 1;
+            runs.push((squeezed.len(), dropped));
+        }
+        i += run;
+    }
+    // A position of `squeezed` in `lower`: shifted by the bytes dropped before it.
+    let at = |pos: usize| {
+        let k = runs.partition_point(|&(r, _)| r <= pos);
+        pos + if k == 0 { 0 } else { runs[k - 1].1 }
+    };
+    let len = squeezed.len();
+    keywords.for_each(squeezed, |k, s, e| {
+        // The window of `before` and `after` bytes around the occurrence, counted in the
+        // squeezed text: a run of blanks the regex reads as one `\s+` counts once, so that
+        // spaces put between the words of a match do not push its start out of the window
+        // (`I        would        like        you        to        act as …`).
+        let context = |before: usize, after: usize| {
+            let ws = at(s.saturating_sub(before));
+            let we = if e + after >= len {
+                lower.len()
+            } else {
+                at(e + after)
+            };
+            (ws, we)
+        };
+        f(k, at(s), at(e - 1) + 1, &context);
+    });
+}
+
+/// Rewrites the keyword `arena[start..]` as [`each_keyword`] reads text: each run of ASCII
+/// white space one space.
+fn squeeze_tail(arena: &mut String, start: usize) {
+    let tail = arena.split_off(start);
+    let mut last_ws = false;
+    for c in tail.chars() {
+        if matches!(c, '\t' | '\n' | '\x0B' | '\x0C' | '\r' | ' ') {
+            if !last_ws {
+                arena.push(' ');
+            }
+            last_ws = true;
+        } else {
+            arena.push(c);
+            last_ws = false;
+        }
+    }
+}
+
 thread_local! {
+    /// The buffer of [`each_keyword`]'s squeezed copy, kept between files.
+    static SQUEEZED: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
     /// The buffer of [`run`]'s lowercased copy, kept between files.
     static LOWER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
     /// The buffer of [`Engine::windows`]' open window per pattern, kept between files (every
@@ -1920,6 +2013,7 @@ impl Engine {
         lower.clear();
         lower.extend_from_slice(bytes);
         lower.make_ascii_lowercase();
+        let mut squeezed = SQUEEZED.with(std::cell::Cell::take);
         // Each pattern's last window, grown while the next ones meet it: a text dense with
         // one keyword (`password=` a hundred thousand times on a line) gave a window per
         // occurrence and pattern, millions of them to allocate and sort, which the merge
@@ -1928,41 +2022,44 @@ impl Engine {
         let mut open = OPEN.with(std::cell::Cell::take);
         open.resize(self.patterns.len(), (usize::MAX, 0));
         let mut touched: Vec<u16> = Vec::new();
-        self.keywords.for_each(&lower, |k, start, end| {
-            for &p in self.gated(k) {
-                if p & NEAR != 0 {
-                    near.push((p & !NEAR, start, end));
-                    continue;
-                }
-                let pat = self.patterns[p as usize];
-                if !only.admits(pat.rule.family) {
-                    continue;
-                }
-                if pat.gate.is_some_and(|g| !g(&site, start, end)) {
-                    continue;
-                }
-                let (ws, we) = (
-                    start.saturating_sub(pat.before),
-                    (end + pat.after).min(text.len()),
-                );
-                let last = &mut open[usize::from(p)];
-                if last.0 != usize::MAX && ws <= last.1 && last.0 <= we {
-                    *last = (last.0.min(ws), last.1.max(we));
-                } else {
-                    if last.0 == usize::MAX {
-                        touched.push(p);
-                    } else {
-                        windows.push((p, last.0, last.1));
+        each_keyword(
+            &self.keywords,
+            &lower,
+            &mut squeezed,
+            |k, start, end, context| {
+                for &p in self.gated(k) {
+                    if p & NEAR != 0 {
+                        near.push((p & !NEAR, start, end));
+                        continue;
                     }
-                    *last = (ws, we);
+                    let pat = self.patterns[p as usize];
+                    if !only.admits(pat.rule.family) {
+                        continue;
+                    }
+                    if pat.gate.is_some_and(|g| !g(&site, start, end)) {
+                        continue;
+                    }
+                    let (ws, we) = context(pat.before, pat.after);
+                    let last = &mut open[usize::from(p)];
+                    if last.0 != usize::MAX && ws <= last.1 && last.0 <= we {
+                        *last = (last.0.min(ws), last.1.max(we));
+                    } else {
+                        if last.0 == usize::MAX {
+                            touched.push(p);
+                        } else {
+                            windows.push((p, last.0, last.1));
+                        }
+                        *last = (ws, we);
+                    }
                 }
-            }
-        });
+            },
+        );
         for p in touched {
             let (ws, we) = std::mem::replace(&mut open[usize::from(p)], (usize::MAX, 0));
             windows.push((p, ws, we));
         }
         OPEN.with(|o| o.set(open));
+        SQUEEZED.with(|q| q.set(squeezed));
         if windows.is_empty() {
             LOWER.with(|l| l.set(lower));
             return windows;
@@ -2105,11 +2202,32 @@ fn short_near(k: &str) -> bool {
     (1..=3).contains(&k.len()) && !k.contains('{')
 }
 
-/// Whether `literal` occurs in `window` (lowercased text), ignoring ASCII case.
+/// Whether `literal` occurs in `window` (lowercased text), ignoring ASCII case, a space in
+/// it standing for a run of ASCII white space as in the keyword pass ([`each_keyword`]): a
+/// `near` literal `: a` looked for byte by byte missed `:  a` and `:\ta`, where the regex
+/// reads `\s+` (review atk43 #1).
 fn holds_literal(window: &[u8], literal: &[u8]) -> bool {
-    window
-        .windows(literal.len())
-        .any(|w| w.eq_ignore_ascii_case(literal))
+    let ws = |b: u8| matches!(b, b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r' | b' ');
+    let at = |mut i: usize| {
+        for &l in literal {
+            if l == b' ' {
+                let run = window[i.min(window.len())..]
+                    .iter()
+                    .take_while(|&&c| ws(c))
+                    .count();
+                if run == 0 {
+                    return false;
+                }
+                i += run;
+            } else if window.get(i).is_some_and(|c| c.eq_ignore_ascii_case(&l)) {
+                i += 1;
+            } else {
+                return false;
+            }
+        }
+        true
+    };
+    (0..window.len()).any(at)
 }
 
 /// Whether one of pattern `p`'s `near` literals lies wholly within `ws..we` (`near` is sorted).
@@ -2265,20 +2383,22 @@ fn note_if_gated_away(text: &str, p: u16, ms: usize, me: usize) {
     let site = Site::new(text.as_bytes());
     let lower = text.to_ascii_lowercase();
     let (mut windows, mut near) = (Vec::new(), Vec::new());
-    e.keywords.for_each(lower.as_bytes(), |k, s, end| {
-        for &q in e.gated(k) {
-            if q & NEAR != 0 {
-                if q & !NEAR == p {
-                    near.push((s, end));
+    each_keyword(
+        &e.keywords,
+        lower.as_bytes(),
+        &mut Vec::new(),
+        |k, s, end, context| {
+            for &q in e.gated(k) {
+                if q & NEAR != 0 {
+                    if q & !NEAR == p {
+                        near.push((s, end));
+                    }
+                } else if q == p && pat.gate.is_none_or(|g| g(&site, s, end)) {
+                    windows.push(context(pat.before, pat.after));
                 }
-            } else if q == p && pat.gate.is_none_or(|g| g(&site, s, end)) {
-                windows.push((
-                    s.saturating_sub(pat.before),
-                    (end + pat.after).min(text.len()),
-                ));
             }
-        }
-    });
+        },
+    );
     windows.sort_unstable();
     let mut covered = false;
     let mut i = 0;
@@ -3532,7 +3652,7 @@ mod tests {
             lead: (start..end)
                 .find(|&i| !matches!(b[i], b' ' | b'\t' | b'>'))
                 .unwrap_or(end),
-            holds_as: b[start..end].windows(4).any(|w| w == b" as "),
+            holds_as: super::holds_as(&b[start..end]),
             first_run: b[start..end]
                 .split(|&c| !(c.is_ascii_alphanumeric() || b"_-+/=".contains(&c)))
                 .find(|run| run.len() >= 16 && run.iter().any(u8::is_ascii_digit))
@@ -3851,5 +3971,330 @@ mod lean {
         pub(crate) fn captures_len(&self) -> usize {
             self.meta.group_info().group_len(PatternID::ZERO)
         }
+    }
+}
+
+/// The engine against the rules' own regexes: wherever a pattern's regex, compiled as
+/// written and searched in the whole text, finds a match its check reports, linting the text
+/// reports that rule too. Texts are the matches in the linter's own tests, rules and
+/// corpora with context, and each mutated as an attacker would: case flipped, letters that
+/// fold or look alike, combining marks, zero-width characters, CRLF, NUL and U+FFFD beside the
+/// match, blanks doubled, tabs or line breaks between its words, the match alone, at the end
+/// or start of a long line. Review atk43 #1: keyword lists that left out words the regex
+/// reads, blanks between a keyword's words, context counted in bytes and a gate reading ` as `
+/// in lower case each let a text through that its rule's regex finds.
+#[cfg(test)]
+mod differential {
+    use super::{Caps, Groups, Scan};
+    use crate::lint::FileKind;
+
+    fn draws(mut state: u64) -> impl FnMut(usize) -> usize {
+        move |n| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let n = u64::try_from(n.max(1)).expect("a small bound");
+            usize::try_from(state % n).expect("below a usize")
+        }
+    }
+
+    fn corpus() -> String {
+        let mut s = [
+            include_str!("tests.rs"),
+            include_str!("tests_prose_kinds.rs"),
+            include_str!("rules/injection.rs"),
+            include_str!("rules/secrets.rs"),
+            include_str!("rules/commands.rs"),
+        ]
+        .join("\n");
+        for dir in [
+            "tests/corpora/synthetic",
+            "tests/corpora/noseyparker",
+            "tests/corpora/garak",
+            "tests/corpora/spikee",
+        ] {
+            let mut stack = vec![std::path::PathBuf::from(dir)];
+            while let Some(d) = stack.pop() {
+                let Ok(rd) = std::fs::read_dir(&d) else {
+                    continue;
+                };
+                for e in rd.flatten() {
+                    let p = e.path();
+                    if p.is_dir() {
+                        stack.push(p);
+                    } else if let Ok(t) = std::fs::read_to_string(&p) {
+                        s.push('\n');
+                        s.push_str(&t);
+                    }
+                }
+            }
+        }
+        s
+    }
+
+    /// The rule ids the checks give for the plain regex's matches in the scan's text.
+    fn expected(
+        p: &'static super::Pattern,
+        re: &super::Regex,
+        scan: &Scan<'_>,
+    ) -> Vec<&'static str> {
+        let text = scan.text();
+        let mut ids = Vec::new();
+        let mut at = 0;
+        while at <= text.len() {
+            let Some(c) = re.captures_at(text, at) else {
+                break;
+            };
+            let (s, e) = (c.get(0).unwrap().start(), c.get(0).unwrap().end());
+            let mut out = Vec::new();
+            (p.check)(
+                scan,
+                &Caps {
+                    caps: Groups::Regex(c),
+                    base: 0,
+                },
+                &mut out,
+            );
+            for f in out {
+                ids.push(f.rule.id);
+            }
+            at = crate::lint::text::ceil_char(text, e.max(s + 1));
+            if ids.len() > 50 {
+                break;
+            }
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+
+    fn engine_ids(scan: &Scan<'_>) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        super::run(scan, &mut out);
+        let mut ids: Vec<&'static str> = out.iter().map(|f| f.rule.id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+
+    fn mutations(
+        seed: &str,
+        ms: usize,
+        me: usize,
+        next: &mut impl FnMut(usize) -> usize,
+        big: bool,
+    ) -> Vec<(&'static str, String)> {
+        let m = &seed[ms..me];
+        let (pre, post) = (&seed[..ms], &seed[me..]);
+        let map = |f: &dyn Fn(char) -> Option<&'static str>| -> String {
+            let mut o = String::new();
+            for c in m.chars() {
+                match f(c) {
+                    Some(r) => o.push_str(r),
+                    None => o.push(c),
+                }
+            }
+            format!("{pre}{o}{post}")
+        };
+        let mut v: Vec<(&'static str, String)> = vec![("id", seed.to_string())];
+        let flipped: String = seed
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphabetic() && next(2) == 0 {
+                    if c.is_ascii_lowercase() {
+                        c.to_ascii_uppercase()
+                    } else {
+                        c.to_ascii_lowercase()
+                    }
+                } else {
+                    c
+                }
+            })
+            .collect();
+        v.push(("flip", flipped));
+        v.push(("upper", seed.to_ascii_uppercase()));
+        v.push((
+            "kelvin",
+            map(&|c| matches!(c, 'k' | 'K').then_some("\u{212A}")),
+        ));
+        v.push(("longs", map(&|c| matches!(c, 's').then_some("\u{17F}"))));
+        v.push((
+            "dotless",
+            map(&|c| match c {
+                'i' => Some("\u{131}"),
+                'I' => Some("\u{130}"),
+                _ => None,
+            }),
+        ));
+        v.push((
+            "sigma",
+            map(&|c| match c {
+                's' => Some("\u{3C3}"),
+                'S' => Some("\u{3A3}"),
+                'o' => Some("\u{3BF}"),
+                _ => None,
+            }),
+        ));
+        v.push((
+            "cyr",
+            map(&|c| match c {
+                'a' => Some("\u{430}"),
+                'e' => Some("\u{435}"),
+                'o' => Some("\u{43E}"),
+                'c' => Some("\u{441}"),
+                'p' => Some("\u{440}"),
+                _ => None,
+            }),
+        ));
+        let full: String = m
+            .chars()
+            .map(|c| {
+                if c.is_ascii_graphic() {
+                    char::from_u32(c as u32 - 0x21 + 0xFF01).unwrap()
+                } else {
+                    c
+                }
+            })
+            .collect();
+        v.push(("fullwidth", format!("{pre}{full}{post}")));
+        let comb: String = m
+            .chars()
+            .flat_map(|c| {
+                if c.is_ascii_alphabetic() && next(3) == 0 {
+                    vec![c, '\u{301}']
+                } else {
+                    vec![c]
+                }
+            })
+            .collect();
+        v.push(("combining", format!("{pre}{comb}{post}")));
+        let zw: String = m
+            .chars()
+            .flat_map(|c| {
+                if c.is_ascii_alphabetic() && next(4) == 0 {
+                    vec![c, '\u{200B}']
+                } else {
+                    vec![c]
+                }
+            })
+            .collect();
+        v.push(("zwsp", format!("{pre}{zw}{post}")));
+        v.push(("crlf", seed.replace('\n', "\r\n")));
+        v.push(("2sp", format!("{pre}{}{post}", m.replace(' ', "  "))));
+        v.push(("tab", format!("{pre}{}{post}", m.replace(' ', "\t"))));
+        v.push(("nl", format!("{pre}{}{post}", m.replace(' ', "\n"))));
+        v.push((
+            "wide-sp",
+            format!("{pre}{}{post}", m.replace(' ', "        ")),
+        ));
+        v.push((
+            "As",
+            format!(
+                "{pre}{}{post}",
+                m.replace(" as ", " As ").replace(" as\t", " AS\t")
+            ),
+        ));
+        v.push(("cr-around", format!("{pre}\r{m}\r{post}")));
+        v.push(("nul-around", format!("{pre}\0{m}\0{post}")));
+        v.push(("fffd-around", format!("{pre}\u{FFFD}{m}\u{FFFD}{post}")));
+        v.push(("bare", m.to_string()));
+        v.push(("bare-nl", format!("\n{m}\n")));
+        let n = if big { 1 << 20 } else { 1 << 12 };
+        let pad = "x".repeat(n);
+        v.push(("pad-before-adj", format!("{pad}{m}")));
+        v.push(("pad-after-adj", format!("{m}{pad}")));
+        v.push(("pad-before-sp", format!("{pad} {m}")));
+        v.push(("pad-after-sp", format!("{m} {pad}")));
+        v.push(("pad-both", format!("{pad} {m} {pad}")));
+        let dots = ". ".repeat(n / 2);
+        v.push(("dots-before", format!("{dots}{m}")));
+        v
+    }
+
+    #[test]
+    fn the_engine_finds_what_each_rules_regex_finds_in_mutated_texts() {
+        let corpus = corpus();
+        let only: Option<String> = std::env::var("AAHP_DIFF_RULE").ok();
+        let per: usize = std::env::var("AAHP_DIFF_PER")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(3);
+        let mut next = draws(0x9e37_79b9_7f4a_7c15);
+        let mut misses: std::collections::BTreeMap<String, Vec<String>> =
+            std::collections::BTreeMap::new();
+        let (mut texts, mut with_expect) = (0usize, 0usize);
+        for (pi, p) in crate::lint::rules::all_patterns().into_iter().enumerate() {
+            if only.as_deref().is_some_and(|o| o != p.rule.id) {
+                continue;
+            }
+            let re = super::Regex::new(&crate::lint::rules::expand(p.regex)).expect("builds");
+            let mut seeds = Vec::new();
+            let mut at = 0;
+            while seeds.len() < per {
+                let Some(m) = re.find_at(&corpus, at) else {
+                    break;
+                };
+                let (s, e) = (m.start(), m.end());
+                let ws = crate::lint::text::floor_char(&corpus, s.saturating_sub(40));
+                let we = crate::lint::text::ceil_char(&corpus, (e + 40).min(corpus.len()));
+                seeds.push((corpus[ws..we].to_string(), s - ws, e - ws));
+                at = crate::lint::text::ceil_char(&corpus, e.max(s + 1) + 200);
+                if at > corpus.len() {
+                    break;
+                }
+            }
+            for (si, (seed, ms, me)) in seeds.iter().enumerate() {
+                let big = si == 0 && pi % 25 == 0;
+                for (name, t) in mutations(seed, *ms, *me, &mut next, big) {
+                    texts += 1;
+                    let base = crate::lint::text::View::identity(&t);
+                    let norm = crate::lint::unicode::normalize(&t, false);
+                    let scan = Scan {
+                        base: &base,
+                        norm: &norm.view,
+                        events: &norm.events,
+                        md: None,
+                        kind: FileKind::Text,
+                        depth: 0,
+                        examples_shown: false,
+                        memo: super::Memo::default(),
+                    };
+                    let want = expected(p, &re, &scan);
+                    if want.is_empty() {
+                        continue;
+                    }
+                    with_expect += 1;
+                    let got = engine_ids(&scan);
+                    let missing: Vec<_> = want.iter().filter(|w| !got.contains(w)).collect();
+                    if !missing.is_empty() {
+                        let shown: String = if t.len() > 300 {
+                            format!(
+                                "{}…[{}]…{}",
+                                &t[..crate::lint::text::floor_char(&t, 120)],
+                                t.len(),
+                                &t[crate::lint::text::ceil_char(&t, t.len() - 120)..]
+                            )
+                        } else {
+                            t.clone()
+                        };
+                        misses
+                            .entry(format!("{} #{pi} {name}", p.rule.id))
+                            .or_default()
+                            .push(format!("missing {missing:?} got {got:?}: {shown:?}"));
+                    }
+                }
+            }
+        }
+        println!("{texts} texts, {with_expect} with findings the regexes give");
+        let mut shown = String::new();
+        for (k, v) in &misses {
+            use std::fmt::Write as _;
+            let _ = writeln!(shown, "{k} ({}): {}", v.len(), v[0]);
+        }
+        assert!(
+            misses.is_empty(),
+            "the engine misses what the regex finds:\n{shown}"
+        );
+        assert!(with_expect > 5_000, "{with_expect} texts with findings");
     }
 }

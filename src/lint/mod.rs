@@ -1828,6 +1828,14 @@ fn lint_text_as(
     // the whole line (issue #13 item 4).
     let mut interned = Interner::default();
     let mut key_of: Vec<usize> = vec![usize::MAX; findings.len()];
+    // A finding that is no secret is fingerprinted (`v3:`) by its text and by the lines it
+    // spans, each secret on them in its redacted form: `v1:` hashed the text alone, so an
+    // allowlist entry went on approving it whatever the rest of its line came to say (`the
+    // attacker wrote: "…"` made `…` followed by an order; left by review atk42). The lines'
+    // key is stored once per span of lines, however many findings lie on them.
+    let mut lines_key_of: Vec<usize> = vec![usize::MAX; findings.len()];
+    let mut span_keys: rustc_hash::FxHashMap<(usize, usize), usize> =
+        rustc_hash::FxHashMap::default();
     let mut line_keys: rustc_hash::FxHashMap<(usize, bool), usize> =
         rustc_hash::FxHashMap::default();
     for (i, key) in keys.iter_mut().enumerate() {
@@ -1836,6 +1844,15 @@ fn lint_text_as(
         }
         let f = &findings[i];
         key_of[i] = if !hides_secret[i] {
+            let start = text::floor_char(raw, f.start.min(raw.len()));
+            let end = text::floor_char(raw, f.end.clamp(start, raw.len()));
+            let first = lines.line_of(start);
+            let last = lines.line_of(end.saturating_sub(1).max(start));
+            lines_key_of[i] = *span_keys.entry((first, last)).or_insert_with(|| {
+                let mut k = lines_without_secrets(raw, &lines, first, last, &secret_spans);
+                normalise_key(&mut k);
+                interned.id(k)
+            });
             normalise_key(key);
             interned.id(std::mem::take(key))
         } else if covered_by(&secret_spans, f.start, f.end) {
@@ -1858,15 +1875,24 @@ fn lint_text_as(
     }
     let mut prints = Fingerprints::new(&file.path, &interned);
     let allowed = AllowIndex::new(cfg);
-    let mut occurrences: rustc_hash::FxHashMap<(&'static str, usize), usize> =
+    let mut occurrences: rustc_hash::FxHashMap<(&'static str, usize, usize), usize> =
         rustc_hash::FxHashMap::default();
+    let print_of = |prints: &mut Fingerprints<'_>, i: usize, occ: usize| {
+        if hides_secret[i] {
+            prints.get(findings[i].rule.id, key_of[i], occ, true)
+        } else {
+            prints.get_v3(findings[i].rule.id, lines_key_of[i], key_of[i], occ)
+        }
+    };
     for (i, f) in findings.iter().enumerate() {
         if !keep[i] {
             continue;
         }
-        let occ = occurrences.entry((f.rule.id, key_of[i])).or_insert(0);
+        let occ = occurrences
+            .entry((f.rule.id, key_of[i], lines_key_of[i]))
+            .or_insert(0);
         if listed[i] || allowed.rules.contains(f.rule.id) {
-            fps[i] = prints.get(f.rule.id, key_of[i], *occ, hides_secret[i]);
+            fps[i] = print_of(&mut prints, i, *occ);
         } else {
             pending[i] = Some(*occ);
         }
@@ -1904,7 +1930,7 @@ fn lint_text_as(
             continue;
         }
         let fp = match pending[i].take() {
-            Some(occ) => prints.get(f.rule.id, key_of[i], occ, hides_secret[i]),
+            Some(occ) => print_of(&mut prints, i, occ),
             None => fp,
         };
         let mut d = place_here(f, fp);
@@ -2197,6 +2223,7 @@ struct Fingerprints<'a> {
     path: &'a str,
     keys: &'a Interner,
     prefixes: rustc_hash::FxHashMap<(&'static str, usize, bool), Sha256>,
+    v3_prefixes: rustc_hash::FxHashMap<(&'static str, usize), Sha256>,
 }
 
 impl<'a> Fingerprints<'a> {
@@ -2205,6 +2232,7 @@ impl<'a> Fingerprints<'a> {
             path,
             keys,
             prefixes: rustc_hash::FxHashMap::default(),
+            v3_prefixes: rustc_hash::FxHashMap::default(),
         }
     }
 
@@ -2214,14 +2242,44 @@ impl<'a> Fingerprints<'a> {
             .entry((rule, key, v2))
             .or_insert_with(|| fingerprint_prefix(rule, self.path, &self.keys.texts[key], v2))
             .clone();
-        fingerprint_finish(h, occurrence, v2)
+        fingerprint_finish(h, occurrence, if v2 { "v2" } else { "v1" })
+    }
+
+    /// A `v3:` fingerprint: the lines' key (`lines`), then the finding's own text (`key`).
+    fn get_v3(
+        &mut self,
+        rule: &'static str,
+        lines: usize,
+        key: usize,
+        occurrence: usize,
+    ) -> String {
+        let mut h = self
+            .v3_prefixes
+            .entry((rule, lines))
+            .or_insert_with(|| {
+                let mut h = Sha256::new();
+                h.update(b"aahp-lint-v3\0");
+                for part in [rule, self.path, &self.keys.texts[lines]] {
+                    h.update(part.as_bytes());
+                    h.update(b"\0");
+                }
+                h
+            })
+            .clone();
+        h.update(self.keys.texts[key].as_bytes());
+        h.update(b"\0");
+        fingerprint_finish(h, occurrence, "v3")
     }
 }
 
-/// A finding's fingerprint: `v1:` hashes its matched text; `v2:` (a secret's) the line with
+/// A finding's fingerprint: `v1:` hashes its matched text (a CFG007 acknowledgement, the summary of unlisted findings, a marker problem), `v3:` (any other finding's) its text and its lines ([`Fingerprints::get_v3`]); `v2:` (a secret's) the line with
 /// the secret redacted ([`line_without_secrets`]), so the secret cannot be recovered from it.
 fn fingerprint(rule: &str, path: &str, key: &str, occurrence: usize, v2: bool) -> String {
-    fingerprint_finish(fingerprint_prefix(rule, path, key, v2), occurrence, v2)
+    fingerprint_finish(
+        fingerprint_prefix(rule, path, key, v2),
+        occurrence,
+        if v2 { "v2" } else { "v1" },
+    )
 }
 
 /// The hash of a fingerprint's fields before its occurrence number.
@@ -2241,10 +2299,37 @@ fn fingerprint_prefix(rule: &str, path: &str, key: &str, v2: bool) -> Sha256 {
     h
 }
 
-fn fingerprint_finish(mut h: Sha256, occurrence: usize, v2: bool) -> String {
+fn fingerprint_finish(mut h: Sha256, occurrence: usize, version: &str) -> String {
     h.update(occurrence.to_string().as_bytes());
     let hex = crate::handoff::hex(&h.finalize());
-    format!("{}:{}", if v2 { "v2" } else { "v1" }, &hex[..32])
+    format!("{version}:{}", &hex[..32])
+}
+
+/// The lines `first..=last` of `raw`, every secret on them replaced by its redacted form:
+/// what a `v3:` fingerprint hashes besides the finding's text.
+fn lines_without_secrets(
+    raw: &str,
+    lines: &LineIndex,
+    first: usize,
+    last: usize,
+    secrets: &[(usize, usize, String)],
+) -> String {
+    let (ls, _) = lines.line_range(raw, first);
+    let (_, le) = lines.line_range(raw, last);
+    let from = secrets.partition_point(|(_, e, _)| *e <= ls);
+    let to = from + secrets[from..].partition_point(|(s, _, _)| *s < le);
+    let mut out = String::with_capacity(le.saturating_sub(ls) + 16);
+    let mut at = ls;
+    for (s, e, _) in &secrets[from..to] {
+        let (s, e) = ((*s).clamp(at, le), (*e).clamp(at, le));
+        out.push_str(&raw[at..s]);
+        if e > s {
+            out.push_str(&redacted(&raw[s..e]));
+        }
+        at = e;
+    }
+    out.push_str(&raw[at..le]);
+    out
 }
 
 #[allow(

@@ -3375,3 +3375,49 @@ fn an_acknowledgement_the_range_adds_is_shown_as_new() {
     ci.assert_code(0);
     assert!(!ci.stdout.contains(new), "{ci}");
 }
+
+/// Review atk43 #3: in CI the git directory may be a cache a pull request's own run saved
+/// (actions/cache). A forged importers list for the tip's tree, naming no configuration,
+/// hid every configuration the range left alone from `verify --level ci` and `review`, and
+/// with them the script they run that the range changed (a blocking finding where the
+/// configuration also runs what the gate cannot follow). Both now walk the tip.
+#[test]
+fn a_forged_importers_cache_hides_no_configuration_from_ci_or_review() {
+    let repo = handoff_repo();
+    repo.write(
+        ".claude/settings.json",
+        r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "bash .claude/hooks/start.sh"}, {"type": "command", "command": "bash $TOOLS/report.sh"}]}]}}"#,
+    );
+    repo.write(".claude/hooks/start.sh", CLEAN_SCRIPT);
+    stage(&repo, "Configuration added.");
+    repo.git(&["commit", "-q", "--no-verify", "-m", "config"]);
+    repo.write(
+        ".claude/hooks/start.sh",
+        format!("{CLEAN_SCRIPT}echo \"Branch: main\"\n"),
+    );
+    stage(&repo, "Script changed.");
+    repo.git(&["commit", "-q", "--no-verify", "-m", "script"]);
+    let honest = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+    honest.assert_code(1);
+    assert!(
+        honest
+            .stdout
+            .contains("the script `.claude/hooks/start.sh`"),
+        "{honest}"
+    );
+    let tree = repo.git(&["rev-parse", "HEAD^{tree}"]);
+    let forged = format!("aahp importers v3\n{}\nend 0\n", tree.trim());
+    std::fs::write(repo.path().join(".git/aahp/importers"), &forged).unwrap();
+    let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+    ci.assert_code(1);
+    assert!(
+        ci.stdout.contains("the script `.claude/hooks/start.sh`")
+            && ci.stdout.contains("$TOOLS/report.sh"),
+        "{ci}"
+    );
+    std::fs::write(repo.path().join(".git/aahp/importers"), &forged).unwrap();
+    let review = repo.aahp(&["--json", "review", "--base", "HEAD~1"]);
+    review.assert_code(0);
+    let listed = review.json()["agent_config"].to_string();
+    assert!(listed.contains(".claude/hooks/start.sh"), "{listed}");
+}

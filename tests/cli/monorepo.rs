@@ -693,3 +693,44 @@ fn a_package_aiignore_secret_is_redacted_from_what_the_root_prints() {
         );
     }
 }
+
+/// Left by review atk42: `review` at a monorepo's root read the root's handoff directory
+/// alone, where `verify --level ci` judges every package the range changes: a package's
+/// open questions, and its files the package's handoff accounts for, were not the
+/// reviewer's to see. Each package the range changes is read as the root's directory is,
+/// and a file its own handoff mentions is not listed as unaccounted for.
+#[test]
+fn review_at_the_root_reads_every_package_the_range_changes() {
+    let repo = monorepo(&["api", "web"]);
+    repo.git(&["tag", "base"]);
+    repo.write("packages/api/src/main.rs", "fn main() { api() }\n");
+    repo.write(
+        "packages/api/.ai/handoff/STATUS.md",
+        "# Status\n\napi() wired in: src/main.rs.\n\n## Open questions\n\n- Should the api cache be shared with web?\n",
+    );
+    repo.aahp_in("packages/api", &["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "api"]);
+    let review = repo.aahp(&["--json", "review", "--base", "base"]);
+    review.assert_code(0);
+    let j = review.json();
+    let questions = j["open_questions"].to_string();
+    assert!(
+        questions.contains("Should the api cache be shared with web?")
+            && questions.contains("packages/api/.ai/handoff/STATUS.md"),
+        "{review}"
+    );
+    assert_eq!(j["packages"][0], "packages/api/.ai/handoff", "{review}");
+    let unmentioned = j["unmentioned_files"].to_string();
+    assert!(
+        !unmentioned.contains("packages/api/src/main.rs"),
+        "{review}"
+    );
+    let md = repo.aahp(&["review", "--base", "base"]);
+    md.assert_code(0);
+    assert!(
+        md.stdout
+            .contains("Should the api cache be shared with web?"),
+        "{md}"
+    );
+}

@@ -22,7 +22,9 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         keywords: &[
             "{are|be|re} {an ai|an llm|a language model|an agent|an assistant|a bot|an automated|a coding}",
             "{to|for|attention} {ai|llm|all ai|any ai|all agents|agents|assistants|language models|automated|copilot|claude|chatgpt|gemini|cursor|codex}",
-            "{ai|llm|all|automated|coding} {agents|assistants|models|systems|tools|crawlers|readers}",
+            // The nouns in the singular too, which the plural holds (review atk43 #1: `AI
+            // assistant reading this` woke nothing).
+            "{ai|llm|all|automated|coding} {agent|assistant|model|system|tool|crawler|reader}",
         ],
         regex: r"(?i)\b(?:if\s+you(?:'re|\s+are)\s+(?:an?\s+)?(?:ai|llm|language\s+model|automated|(?:ai\s+|coding\s+)?(?:agent|assistant|model|bot))\b|(?:(?:note|message|notice|attention|instructions?|reminder)\s+(?:to|for)|attention)\s+(?:all\s+|any\s+)?(?:ai|llms?|agents?|assistants?|language\s+models?|automated|copilot|claude|chatgpt|gemini|cursor|codex)\b|(?:all\s+|any\s+)?(?:ai|llm|automated|coding)\s+(?:agents?|assistants?|models?|systems?|tools?|crawlers?|readers?)\s+(?:must|should|shall|need\s+to|are\s+(?:required|instructed|expected)\s+to|reading\s+this)\b|all\s+agents\s+(?:must|should|shall|need\s+to|are\s+required\s+to)\b)",
         before: 20,

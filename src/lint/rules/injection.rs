@@ -572,7 +572,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     },
     Pattern {
         rule: &PI003,
-        keywords: &["act as", "acting as", "act like"],
+        keywords: &["act as", "acting as", "act like", "acting like"],
         regex: r"\bact(?:ing)?\s+(?:as|like)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}?(?P<x>unrestricted|jailbroken|uncensored|unfiltered|evil|dan|amoral|immoral|rogue|malicious|hacker|superuser|god|different\s+ai|ai\s+without|ai\s+with\s+no|admin(?:istrator)?\s+with)\b",
         before: 10,
         after: 80,
@@ -871,6 +871,14 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "before this chat",
             "before this conversation",
             "before we",
+            // Objects the regex reads that no word above is in (review atk43 #1: `print
+            // your configuration`).
+            "config",
+            "{your|the|my|hidden|secret|system|developer} rules",
+            "so far",
+            "were instructed",
+            "{been} {told|instructed|shown|sent}",
+            "were {shown|sent}",
         ],
         regex: r"\b(?P<v>repeat|recite|quote|print|output|show|display|reveal|disclose|dump|leak|echo|return|give|tell|list|share|provide|write\s+(?:out|down)|copy|paste|spell\s+out|summari[sz]e|paraphrase|encode|translate|rewrite|convert|send|read\s+(?:back|out)|see|view|know|access|type\s+out|reproduce|transcribe|restate|regurgitate|spit\s+out|cough\s+up|hand\s+over|emit|divulge|unveil|unmask|expose|relay|recount|narrate|dictate|enumerate|itemi[sz]e|parrot|mirror|replicate|duplicate|lay\s+(?:out|bare)|blurt(?:\s+out)?)\b(?P<mid>[^.\n?!]*?)\b(?P<o>(?:your|the|my)\s+(?:[\w'-]+\s+){0,2}?(?:(?:system|developer)\s+(?:prompt|message|instructions?|configuration|config|rules)|initial\s+(?:prompt|instructions?|configuration|message)|original\s+(?:prompt|instructions?)|starting\s+(?:prompt|instructions?)|hidden\s+(?:prompt|instructions?|rules)|secret\s+(?:prompt|instructions?|rules)|pre-?prompt|prompt|instructions?|directives?|directions|guidelines|rules|configuration)|(?:the\s+)?(?:text|words|content|messages?|instructions?|prompt|everything|conversation)\s+(?:above|before\s+this|so\s+far|preceding)|(?:the\s+)?(?:above|previous|preceding|prior)\s+(?:text|words|content|messages?|instructions?|prompt|conversation)|(?:this|the)\s+(?:entire\s+|whole\s+)?conversation|everything\s+(?:in|from|of)\s+(?:your|the)\s+(?:system\s+prompt|system\s+message|instructions|prompt|context)|what\s+you\s+were\s+(?:told|given|instructed)|(?:everything|all|anything|whatever(?:\s+(?:text|words|instructions|content|prompt))?)\s+(?:that\s+)?you\s+(?:were|have\s+been|'ve\s+been)\s+(?:told|given|instructed|shown|sent|primed|configured|briefed|seeded|loaded|initiali[sz]ed)|(?:the\s+)?(?:instructions?|text|prompt)\s+you\s+(?:were|have\s+been)\s+given|(?:the|your)\s+(?:[\w-]+\s+){0,2}?(?:text|message|preamble|setup\s+text|words|content)|initiali[sz]ation\s+(?:string|prompt|text))",
         before: 100,
@@ -1575,8 +1583,21 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "question here",
             "insert prompt",
             "your prompt",
+            // A square or angle slot ends in one of the words, blanks and its bracket
+            // (review atk43 #1: `<prompt>`, `[question]` woke nothing).
+            "{prompt|request|question|here}]",
+            "{prompt|request|question|here} ]",
+            "{prompt|request|question|here}>",
+            "{prompt|request|question|here} >",
+            // A brace slot names the reader's own text (`{your prompt}`, `{insert request}`,
+            // `{question here}`): a bare `{question}` is a format string's field in code.
+            "your {prompt|request|question}",
+            "{insert|put|enter|add} {prompt|request|question|your}",
+            "{prompt|request|question} here",
         ],
-        regex: r"[\[<{]\s*(?:insert\s+|put\s+|enter\s+|add\s+)?(?:your\s+)?(?:prompt|request|question)(?:\s+here)?\s*[\]>}]",
+        // The regex said `[<{` … `]>}` with any of the words, where the keywords woke a
+        // brace slot only with `your`, `here` or a verb: it says so now (review atk43 #1).
+        regex: r"[\[<]\s*(?:insert\s+|put\s+|enter\s+|add\s+)?(?:your\s+)?(?:prompt|request|question)(?:\s+here)?\s*[\]>]|\{\s*(?:(?:insert|put|enter|add)\s+(?:your\s+)?(?:prompt|request|question)(?:\s+here)?|your\s+(?:prompt|request|question)(?:\s+here)?|(?:prompt|request|question)\s+here)\s*\}",
         before: 40,
         after: 20,
         check: signal_slot,
@@ -1645,6 +1666,13 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "dude:",
             "dan]:",
             "developer mode output",
+            // Blanks the regex allows after the bracket and before the colon, `[NORMAL]`
+            // (its output optional), a bracket after any of the names (review atk43 #1).
+            "[normal",
+            "[ {jailbr|classic|dan|gpt|chatgpt|developer mode|normal|anti|evil|🔓|🔒}",
+            "{dan|aim|stan|dude} :",
+            "{aim|stan|dude}]:",
+            "{dan|aim|stan|dude}] :",
         ],
         regex: r"\[\s*(?:🔓|🔒)?\s*(?:jailbreak|jailbroken|classic|dan|gpt|chatgpt|developer\s+mode(?:\s+output)?|normal(?:\s+output)?|anti-?dan|evil)\s*(?:🔓|🔒|💬|🩸)?\s*\]|(?m:^[ \t>*]*\[?(?:DAN|AIM|STAN|DUDE|ANTI-DAN|BetterDAN)\]?\s*:)|\(\s*(?:🔓|🔒)?\s*developer\s+mode\s+output\s*\)",
         before: 10,
@@ -2093,6 +2121,10 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "scene",
             "world",
             "scenario",
+            // The other nouns the regex reads (review atk43 #1: `write a poem where …`).
+            "{tale|play|novel|chapter|poem} {in which|where|between|about}",
+            " chat",
+            "universe",
         ],
         regex: r"\b(?:write|tell|create|compose|generate|narrate)\s+(?:me\s+)?an?\s+(?:[\w-]+\s+){0,2}?(?:story|tale|play|novel|chapter|poem|dialogue|conversation|script|screenplay|scene)\s+(?:in\s+which|where|between|about\s+an?\s+(?:ai|assistant|chatbot|bot))\b|\b(?:simulate|imagine|picture|roleplay|role-play)\s+an?\s+(?:[\w-]+\s+){0,2}?(?:conversation|dialogue|chat|world|scenario|universe)\b",
         before: 10,
@@ -2419,9 +2451,16 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "owner",
             "operator",
             "staff",
+            // `team` is a title too (review atk43 #1: `I am your team lead`).
+            "{your|openai|anthropic|google|meta|microsoft} team",
+            "{your|openai|anthropic|google|meta|microsoft}'s team",
+            "{own|lead|senior|head} team",
         ],
         regex: r"\b(?:i\s+am|i'm|we\s+are|we're|this\s+is|message\s+from|speaking\s+as|as)\s+(?:an?\s+|the\s+|one\s+of\s+)?(?:your|openai|anthropic|google|meta|microsoft)(?:'s)?\s+(?:own\s+|lead\s+|senior\s+|head\s+)?(?:developers?|engineers?|creators?|administrators?|admins?|owners?|operators?|staff|team)\b",
-        before: 10,
+        // The claim before the title runs to 45 bytes (`speaking as one of the
+        // microsoft's senior `): 10 read `I am an OpenAI developer` from `an` on (review
+        // atk43 #1).
+        before: 60,
         after: 60,
         check: signal_fiction,
         overlap: false,

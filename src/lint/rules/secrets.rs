@@ -5659,10 +5659,7 @@ fn value_first_label_gate(b: &Site<'_>, start: usize, _end: usize) -> bool {
     // A line without ` as ` (the site knows) is not read again at each `password` on it.
     let line = b.line(start);
     let line_start = line.start.max(start.saturating_sub(120));
-    line.holds_as
-        && super::super::engine::AS
-            .find(&b[line_start..start])
-            .is_some()
+    line.holds_as && super::super::engine::holds_as(&b[line_start..start])
 }
 
 /// A value named as a credential after it (`use … as the password`): judged as the prose

@@ -231,6 +231,16 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "ruleset",
             "admin",
             "merge queue",
+            // The regex's other objects (review atk43 #1: `bypassed the branch rules`).
+            "branch rule",
+            "status check",
+            "merge check",
+            "merge requirement",
+            "{past|around|over} check",
+            "{past|around|over} the check",
+            "{past|around|over} failing check",
+            "{past|around|over} the failing check",
+            "{check|checks} {is|are}",
         ],
         regex: concat!(
             r"\b(?:bypass\w*|overrid\w*|disabl\w*|turn(?:ing)?\s+off|switch(?:ing)?\s+off|suspend\w*|remov\w*|skip\w*|ignor\w*|circumvent\w*|get(?:ting)?\s+(?:around|past)|lift\w*|drop\w*|delet\w*|deactivat\w*|unprotect\w*|sidestep\w*|dodg\w*|evad\w*|relax\w*|loosen\w*|pause\w*)\b",
@@ -1130,6 +1140,16 @@ fn check_protection(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         return;
     }
     let lower = text[s..e].to_ascii_lowercase();
+    // What happened, told (`the hotfix bypassed the branch rules because …`): the bypass verb
+    // in the past tense orders nothing. (A keyword list that left out `branch rules` kept such
+    // sentences from this check until review atk43 #1.)
+    let verb = lower
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .next()
+        .unwrap_or("");
+    if verb.ends_with("ed") {
+        return;
+    }
     // The protection's own verbs without the bypass: "merge once the required checks pass".
     if lower.starts_with("merge") || lower.starts_with("push") || lower.starts_with("land") {
         let bypass = lower.contains("admin")
