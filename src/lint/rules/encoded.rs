@@ -2373,7 +2373,7 @@ fn spaced_pieces(para: &str, runs: &[(usize, usize)]) -> Option<String> {
     };
     // Runs that start a joined word, with the number of pieces.
     let mut joins: Vec<(usize, usize)> = Vec::new();
-    let (mut across, mut bars) = (false, false);
+    let (mut across, mut bars, mut lines) = (false, false, false);
     let mut k = 0;
     while k + 1 < runs.len() {
         // The pieces that follow run `k`, each a gap apart, at most twelve letters in all.
@@ -2393,6 +2393,7 @@ fn spaced_pieces(para: &str, runs: &[(usize, usize)]) -> Option<String> {
                     if gap(runs[j], runs[j + 1]) == 2 {
                         across = true;
                         bars |= b[runs[j].1..runs[j + 1].0].contains(&b'|');
+                        lines |= b[runs[j].1..runs[j + 1].0].contains(&b'\n');
                     }
                 }
                 joins.push((k, n));
@@ -2414,9 +2415,13 @@ fn spaced_pieces(para: &str, runs: &[(usize, usize)]) -> Option<String> {
         }
     }
     out.push_str(&para[copied..]);
-    // A row of cells read as one line of words.
+    // A row of cells read as one line of words; a paragraph whose words were cut over
+    // lines read as the one line Markdown renders it as (`ignore⏎your⏎previous …`).
     if bars {
         out = out.replace('|', " ");
+    }
+    if lines {
+        out = out.replace('\n', " ");
     }
     Some(out)
 }

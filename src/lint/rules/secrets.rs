@@ -7114,11 +7114,22 @@ fn check_connection_string(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Findi
 
 /// The password of an Oracle connect string ([`ORACLE_CONNECT`]): an error, a warning when a
 /// placeholder (`scott/tiger`), nothing when a variable or template stands in its place.
-fn check_oracle_connect(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+fn check_oracle_connect(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let Some((s, e, v)) = caps.first(&[1]) else {
         return;
     };
     if is_template(v) || variable(v) || v.starts_with(['-', '*', '[']) {
+        return;
+    }
+    // Oracle's own tools on the line (`sqlplus user/…@//host/svc`) are SEC131's: the
+    // password is reported once, as the tool's argument.
+    let text = scan.text();
+    let (line_start, _) = line_near(text, s, e, 160);
+    let before = text[line_start..s].to_ascii_lowercase();
+    if super::super::text::has_word(
+        &before,
+        &["sqlplus", "sqlldr", "expdp", "impdp", "rman", "dgmgrl"],
+    ) {
         return;
     }
     let mut f = Finding::new(
