@@ -5642,22 +5642,14 @@ fn check_piped_password(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
     if v.chars().count() < 4 || is_template(v) || variable(v) || code_like(v) {
         return;
     }
-    let mut f = Finding::new(
+    let f = Finding::new(
         &SEC131,
         s,
         e,
         format!("password piped into a command: {}", redacted(v)),
     )
     .secret("command-credentials");
-    match placeholder(v) {
-        Placeholder::Hard => return,
-        Placeholder::Soft => {
-            f = f.severity(Severity::Warning);
-            f.message.push_str(" (looks like a placeholder)");
-        }
-        Placeholder::No => {}
-    }
-    out.push(f);
+    out.extend(graded(f, v));
 }
 
 /// `Cookie: sessionid=…`: a session cookie is a login.
@@ -7132,22 +7124,28 @@ fn check_oracle_connect(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
     ) {
         return;
     }
-    let mut f = Finding::new(
+    let f = Finding::new(
         &SEC130,
         s,
         e,
         format!("password in an Oracle connect string: {}", redacted(v)),
     )
     .secret("connection-string");
+    out.extend(graded(f, v));
+}
+
+/// `f` as its value `v` grades it: none for a stand-in (`<password>`, `xxxx`), a warning for
+/// a documentation password (`secret`, `changeit`), as it is for a real one.
+fn graded(mut f: Finding, v: &str) -> Option<Finding> {
     match placeholder(v) {
-        Placeholder::Hard => return,
+        Placeholder::Hard => return None,
         Placeholder::Soft => {
             f = f.severity(Severity::Warning);
             f.message.push_str(" (looks like a placeholder)");
         }
         Placeholder::No => {}
     }
-    out.push(f);
+    Some(f)
 }
 
 fn check_command_credentials(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
