@@ -2319,13 +2319,37 @@ fn spelled(bytes: &[u8], pieces: &[Tok]) -> Option<&'static [u8]> {
     None
 }
 
-/// Words split into pieces by spaces (`ig nore all prev ious instruc tions`): two or three
-/// adjacent pieces of letters that together make a word of [`in_split_vocab`] are joined; a
-/// paragraph is decoded when at least two words are rejoined so.
+/// Words split into pieces (`ig nore all prev ious instruc tions`, `ig⏎no⏎re all …`,
+/// `| ign | ore | all |`): up to six adjacent pieces of letters, one blank, one line break or
+/// one table cell's bar apart, that together make a word of [`in_split_vocab`] are joined
+/// (the longest such chain first). A paragraph is decoded when at least two words are
+/// rejoined so, or one across a line break or a cell's bar: a word of the vocabulary cut
+/// over lines or cells is no accident of prose, and only what the joined text says is judged.
 /// `runs` are the paragraph's runs of ASCII letters ([`letter_runs`]).
 fn spaced_pieces(para: &str, runs: &[(usize, usize)]) -> Option<String> {
+    /// The most pieces one word is read from (`i⏎g⏎n⏎o⏎r⏎e` is six).
+    const MAX_PIECES: usize = 6;
     let b = para.as_bytes();
-    let spaced = |x: (usize, usize), y: (usize, usize)| y.0 == x.1 + 1 && b[x.1] == b' ';
+    // What stands between two pieces: 1 for one blank, 2 for a line break or a cell's bar
+    // (blanks beside it allowed), 0 for anything else.
+    let gap = |x: (usize, usize), y: (usize, usize)| -> u8 {
+        let between = &b[x.1..y.0];
+        if between == b" " {
+            return 1;
+        }
+        if between.len() > 4 {
+            return 0;
+        }
+        let core: Vec<u8> = between
+            .iter()
+            .copied()
+            .filter(|&c| c != b' ' && c != b'\t')
+            .collect();
+        match core.as_slice() {
+            b"\n" | b"\r\n" | b"|" => 2,
+            _ => 0,
+        }
+    };
     let joins_to = |pieces: &[(usize, usize)]| {
         // The vocabulary's words have 6 to 12 letters.
         let len: usize = pieces.iter().map(|(s, e)| e - s).sum();
@@ -2349,35 +2373,56 @@ fn spaced_pieces(para: &str, runs: &[(usize, usize)]) -> Option<String> {
     };
     // Runs that start a joined word, with the number of pieces.
     let mut joins: Vec<(usize, usize)> = Vec::new();
+    let (mut across, mut bars, mut lines) = (false, false, false);
     let mut k = 0;
     while k + 1 < runs.len() {
-        let three = k + 2 < runs.len()
-            && spaced(runs[k], runs[k + 1])
-            && spaced(runs[k + 1], runs[k + 2])
-            && joins_to(&runs[k..k + 3]);
-        if three {
-            joins.push((k, 3));
-            k += 3;
-        } else if spaced(runs[k], runs[k + 1]) && joins_to(&runs[k..k + 2]) {
-            joins.push((k, 2));
-            k += 2;
-        } else {
-            k += 1;
+        // The pieces that follow run `k`, each a gap apart, at most twelve letters in all.
+        let mut chain = 1;
+        let mut letters = runs[k].1 - runs[k].0;
+        while chain < MAX_PIECES
+            && k + chain < runs.len()
+            && letters < 12
+            && gap(runs[k + chain - 1], runs[k + chain]) != 0
+        {
+            letters += runs[k + chain].1 - runs[k + chain].0;
+            chain += 1;
+        }
+        match (2..=chain).rev().find(|&n| joins_to(&runs[k..k + n])) {
+            Some(n) => {
+                for j in k..k + n - 1 {
+                    if gap(runs[j], runs[j + 1]) == 2 {
+                        across = true;
+                        bars |= b[runs[j].1..runs[j + 1].0].contains(&b'|');
+                        lines |= b[runs[j].1..runs[j + 1].0].contains(&b'\n');
+                    }
+                }
+                joins.push((k, n));
+                k += n;
+            }
+            None => k += 1,
         }
     }
-    if joins.len() < 2 {
+    if joins.len() < 2 && !across {
         return None;
     }
     let mut out = String::with_capacity(para.len());
     let mut copied = 0;
     for (k, n) in joins {
         for j in k..k + n - 1 {
-            // Drop the one space after each piece but the last.
+            // Drop what stands between each piece and the next.
             out.push_str(&para[copied..runs[j].1]);
-            copied = runs[j].1 + 1;
+            copied = runs[j + 1].0;
         }
     }
     out.push_str(&para[copied..]);
+    // A row of cells read as one line of words; a paragraph whose words were cut over
+    // lines read as the one line Markdown renders it as (`ignore⏎your⏎previous …`).
+    if bars {
+        out = out.replace('|', " ");
+    }
+    if lines {
+        out = out.replace('\n', " ");
+    }
     Some(out)
 }
 

@@ -1485,6 +1485,10 @@ pub(crate) fn placeholder(value: &str) -> Placeholder {
             | "12345678"
             | "opensesame"
             | "supersecret"
+            // The defaults their products document: Java's trust store (`changeit`) and
+            // Oracle's sample schema (`scott/tiger`).
+            | "changeit"
+            | "tiger"
     ) || low_variety(v)
         || dummy_run(v)
     {

@@ -671,6 +671,21 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         gate: Some(token_user_gate),
         near: &[],
     },
+    // Oracle's connect strings (`user/password@//host:1521/service`, the Easy Connect
+    // form, or `user/password@host:port/service`): the password sits between the user's
+    // slash and the `@`. A path with an `@` (`actions/checkout@v4`, `pkg@1.2`) names no
+    // host with `//` or a port and a service after it.
+    Pattern {
+        rule: &SEC130,
+        keywords: &["@//", ":1521", "oracle", "dsn"],
+        regex: ORACLE_CONNECT,
+        before: 100,
+        after: 200,
+        check: check_oracle_connect,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
     Pattern {
         rule: &SEC130,
         keywords: &["password", "pwd"],
@@ -718,7 +733,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "httpdigestauth",
             "basicauth",
         ],
-        regex: r#"\b(?:psexec(?:\.exe)?|docker\s+login|az\s+login|sshpass|mysql|mysqladmin|mysqldump|smbclient|ldapsearch|rdesktop|xfreerdp|plink|pscp|sqlcmd|osql|bcp)\b[^\n]*?\s(?:-p|--password)\s*(?:=\s*)?(?P<v>"[^"\n]+"|'[^'\n]+'|[^\s"']+)|\s-Password\s+(?P<v2>"[^"\n]*"|'[^'\n]*'|[^\s"']+)|--password[= ](?P<v3>[^\s"']+|"[^"\n]+")|\bcurl\b[^\n]*?\s(?:-u|--user)[ =]?["']?(?P<u>[^\s:"']+)["']?:["']?(?P<v4>[^\s"'@]+)|(?:-H|--header)[ =]?\s*["'](?P<h>X-[A-Za-z-]*(?:Token|Key|Auth|Secret|Crumb|Password)[A-Za-z-]*|Api-?Key|PRIVATE-TOKEN|Private-Token)\s*:\s*(?P<v5>[^"'\n]+)["']|\b(?:NetworkCredential|DirectoryEntry|PSCredential|HTTPBasicAuth|HTTPDigestAuth|BasicAuth)\s*\((?:\s*"[^"\n]*"\s*,){1,2}\s*"(?P<v6>[^"\n]+)"\s*\)|\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(?P<v7>\S+)|\bnet\s+use\b[^\n]*?\s/user:\S+\s+(?P<v8>"[^"\n]+"|[^\s/"']+)"#,
+        regex: r#"\b(?:psexec(?:\.exe)?|docker\s+login|az\s+login|sshpass|mysql|mysqladmin|mysqldump|smbclient|smbmap|ldapsearch|rdesktop|xfreerdp|plink|pscp|sqlcmd|osql|bcp)\b[^\n]*?\s(?:-p|--password)\s*(?:=\s*)?(?P<v>"[^"\n]+"|'[^'\n]+'|[^\s"']+)|\s-Password\s+(?P<v2>"[^"\n]*"|'[^'\n]*'|[^\s"']+)|--password[= ](?P<v3>[^\s"']+|"[^"\n]+")|\bcurl\b[^\n]*?\s(?:-u|--user)[ =]?["']?(?P<u>[^\s:"']+)["']?:["']?(?P<v4>[^\s"'@]+)|(?:-H|--header)[ =]?\s*["'](?P<h>X-[A-Za-z-]*(?:Token|Key|Auth|Secret|Crumb|Password)[A-Za-z-]*|Api-?Key|PRIVATE-TOKEN|Private-Token)\s*:\s*(?P<v5>[^"'\n]+)["']|\b(?:NetworkCredential|DirectoryEntry|PSCredential|HTTPBasicAuth|HTTPDigestAuth|BasicAuth)\s*\((?:\s*"[^"\n]*"\s*,){1,2}\s*"(?P<v6>[^"\n]+)"\s*\)|\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(?P<v7>\S+)|\bnet\s+use\b[^\n]*?\s/user:\S+\s+(?P<v8>"[^"\n]+"|[^\s/"']+)|\s(?-i:-U)[ \t]*["']?[A-Za-z][^\s%"'/\\]*(?:[/\\]{1,2}[A-Za-z][^\s%"'/\\]*)?%(?P<v9>[^\s"'%]+)"#,
         before: 60,
         after: 320,
         check: check_command_credentials,
@@ -738,6 +753,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "expdp",
             "impdp",
             "rman",
+            "dgmgrl",
             "htpasswd",
             "zip",
             "7z",
@@ -745,7 +761,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "7zr",
             "openssl",
         ],
-        regex: r#"\bredis-cli\b[^\n|;&]*?\s(?:-a|--pass)\s+(?P<v>"[^"\n]+"|'[^'\n]+'|[^\s"'|;&]+)|\b(?:sqlplus|sqlldr|expdp|impdp|rman)\b(?:\s+-\w+)*\s+[\w$#.-]+/(?P<v2>[^\s@/"']+)(?:@\S+)?|\bhtpasswd(?:\s+-\w+)*?\s+-[a-z]*b[a-z]*(?:\s+-\w+)*\s+(?:[^\s-][^\s]*\s+)?[^\s-][^\s]*\s+(?P<v3>[^\s"'<>|;&][^\s]*)|\b(?:zip|unzip|zipcloak|7z|7za|7zr)(?:\.exe)?\b[^\n|;&]*?\s(?-i:-P)\s+(?P<v4>"[^"\n]+"|'[^'\n]+'|[^\s"'|;&]+)|\b7z[ar]?(?:\.exe)?\s+\w\b[^\n|;&]*?\s-p(?P<v5>"[^"\n]+"|'[^'\n]+'|[^\s"'|;&]+)|\bopenssl\b[^\n|;&]*?\s(?:-k\s+(?P<v6>"[^"\n]+"|'[^'\n]+'|[^\s"'|;&-][^\s"'|;&]*)|-(?:pass|passin|passout)\s+["']?pass:(?P<v7>[^\s"'|;&]+))"#,
+        regex: r#"\bredis-cli\b[^\n|;&]*?\s(?:-a|--pass)\s+(?P<v>"[^"\n]+"|'[^'\n]+'|[^\s"'|;&]+)|\b(?:sqlplus|sqlldr|expdp|impdp|rman|dgmgrl)\b(?:\s+-\w+)*\s+[\w$#.-]+/(?P<v2>[^\s@/"']+)(?:@\S+)?|\bhtpasswd(?:\s+-\w+)*?\s+-[a-z]*b[a-z]*(?:\s+-\w+)*\s+(?:[^\s-][^\s]*\s+)?[^\s-][^\s]*\s+(?P<v3>[^\s"'<>|;&][^\s]*)|\b(?:zip|unzip|zipcloak|7z|7za|7zr)(?:\.exe)?\b[^\n|;&]*?\s(?-i:-P)\s+(?P<v4>"[^"\n]+"|'[^'\n]+'|[^\s"'|;&]+)|\b7z[ar]?(?:\.exe)?\s+\w\b[^\n|;&]*?\s-p(?P<v5>"[^"\n]+"|'[^'\n]+'|[^\s"'|;&]+)|\bopenssl\b[^\n|;&]*?\s(?:-k\s+(?P<v6>"[^"\n]+"|'[^'\n]+'|[^\s"'|;&-][^\s"'|;&]*)|-(?:pass|passin|passout)\s+["']?pass:(?P<v7>[^\s"'|;&]+))"#,
         before: 60,
         after: 320,
         check: check_command_credentials_at,
@@ -1394,6 +1410,10 @@ const SPACED_QUOTED: &str = r#"\b(?:password|username|credentials)\s+["'](?P<v>[
 
 /// A connection string's `Password=…`; the value is read off the match
 /// ([`assigned_groups`]).
+/// Oracle's `user/password@//host[:port][/service]` and `user/password@host:port/service`;
+/// group 1 is the password.
+const ORACLE_CONNECT: &str = r#"(?:^|[\s"'=:(`])[A-Za-z][A-Za-z0-9_$#]{0,29}/([^\s@/"'`<>${}%()]{3,64})@(?://[A-Za-z0-9][A-Za-z0-9_.-]*(?::[0-9]{2,5})?|[A-Za-z0-9][A-Za-z0-9_.-]*:[0-9]{2,5}/[A-Za-z][A-Za-z0-9_.$-]*)"#;
+
 const CONNECTION_PASSWORD: &str = r#"\b(?:password|pwd)\s*=\s*(?P<v>[^;"'\s<>]{2,})"#;
 
 /// A class of bytes, as a regex's run of that class reads them.
@@ -3831,9 +3851,12 @@ fn credential_name_uncached(name: &str) -> Option<bool> {
                         | "maps"
                 )
         }
-        // One compound word: `jwtsecret`, `csrftoken`, `dbpassword`.
+        // One compound word: `jwtsecret`, `csrftoken`, `dbpassword`, and a key store's
+        // password run into one word as Java's tools name their options (`-storepass`,
+        // `-srcstorepass`, `-keypass`, `keystorepass=`).
         _ => {
-            whole.ends_with("password")
+            parts.len() == 1 && store_pass(&whole)
+                || whole.ends_with("password")
                 || whole.ends_with("motdepasse")
                 || whole.ends_with("secret")
                 || whole.ends_with("passwd")
@@ -3844,6 +3867,24 @@ fn credential_name_uncached(name: &str) -> Option<bool> {
         }
     };
     ok.then_some(env)
+}
+
+/// A key store's or key's password named in one word, the way Java's `keytool` and
+/// `jarsigner` spell their options: `storepass`, `keypass`, `srcstorepass`, `deststorepass`,
+/// `keystorepass`, `truststorepass`, `newpass`'s kin with a store or key before it. Words that
+/// only end in `pass` (`bypass`, `compass`, `renderpass`) name no store.
+fn store_pass(whole: &str) -> bool {
+    let Some(head) = ["pass", "pwd", "pw"]
+        .iter()
+        .find_map(|s| whole.strip_suffix(s))
+    else {
+        return false;
+    };
+    let head = ["src", "dest", "new", "old"]
+        .iter()
+        .find_map(|p| head.strip_prefix(p))
+        .unwrap_or(head);
+    matches!(head, "store" | "key" | "keystore" | "truststore")
 }
 
 /// True when the name starting at `ns` closes a bracketed phrase before its operator at `op`:
@@ -5601,22 +5642,14 @@ fn check_piped_password(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
     if v.chars().count() < 4 || is_template(v) || variable(v) || code_like(v) {
         return;
     }
-    let mut f = Finding::new(
+    let f = Finding::new(
         &SEC131,
         s,
         e,
         format!("password piped into a command: {}", redacted(v)),
     )
     .secret("command-credentials");
-    match placeholder(v) {
-        Placeholder::Hard => return,
-        Placeholder::Soft => {
-            f = f.severity(Severity::Warning);
-            f.message.push_str(" (looks like a placeholder)");
-        }
-        Placeholder::No => {}
-    }
-    out.push(f);
+    out.extend(graded(f, v));
 }
 
 /// `Cookie: sessionid=…`: a session cookie is a login.
@@ -7068,8 +7101,52 @@ fn check_connection_string(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Findi
     out.push(f);
 }
 
+/// The password of an Oracle connect string ([`ORACLE_CONNECT`]): an error, a warning when a
+/// placeholder (`scott/tiger`), nothing when a variable or template stands in its place.
+fn check_oracle_connect(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let Some((s, e, v)) = caps.first(&[1]) else {
+        return;
+    };
+    if is_template(v) || variable(v) || v.starts_with(['-', '*', '[']) {
+        return;
+    }
+    // Oracle's own tools on the line (`sqlplus user/…@//host/svc`) are SEC131's: the
+    // password is reported once, as the tool's argument.
+    let text = scan.text();
+    let (line_start, _) = line_near(text, s, e, 160);
+    let before = text[line_start..s].to_ascii_lowercase();
+    if super::super::text::has_word(
+        &before,
+        &["sqlplus", "sqlldr", "expdp", "impdp", "rman", "dgmgrl"],
+    ) {
+        return;
+    }
+    let f = Finding::new(
+        &SEC130,
+        s,
+        e,
+        format!("password in an Oracle connect string: {}", redacted(v)),
+    )
+    .secret("connection-string");
+    out.extend(graded(f, v));
+}
+
+/// `f` as its value `v` grades it: none for a stand-in (`<password>`, `xxxx`), a warning for
+/// a documentation password (`secret`, `changeit`), as it is for a real one.
+fn graded(mut f: Finding, v: &str) -> Option<Finding> {
+    match placeholder(v) {
+        Placeholder::Hard => return None,
+        Placeholder::Soft => {
+            f = f.severity(Severity::Warning);
+            f.message.push_str(" (looks like a placeholder)");
+        }
+        Placeholder::No => {}
+    }
+    Some(f)
+}
+
 fn check_command_credentials(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
-    let Some((s, e, v)) = caps.first(&[1, 2, 3, 5, 7, 8, 9, 10]) else {
+    let Some((s, e, v)) = caps.first(&[1, 2, 3, 5, 7, 8, 9, 10, 11]) else {
         return;
     };
     command_credential(scan, caps.whole().0, (s, e), v, out);
