@@ -136,7 +136,7 @@ impl Shape {
             && !array_open;
         Shape {
             blocks,
-            closed: closed_but_sections && sections_closed(raw, &md),
+            closed: closed_but_sections && section_pairs(raw, &md).1,
             refdefs: !md.refdefs.is_empty(),
             closed_but_sections,
         }
@@ -166,8 +166,9 @@ fn md_of(raw: &str) -> MdIndex {
 }
 
 /// The sections of `raw` that close, as (start of the opening marker, end of the closing
-/// one), paired as the structure rule pairs them.
-fn section_pairs(raw: &str, md: &MdIndex) -> Vec<(usize, usize)> {
+/// one), paired as the structure rule pairs them, and whether every section it opens is
+/// closed in it.
+fn section_pairs(raw: &str, md: &MdIndex) -> (Vec<(usize, usize)>, bool) {
     let mut stack: Vec<(&str, usize)> = Vec::new();
     let mut pairs = Vec::new();
     for c in &md.comments {
@@ -181,7 +182,7 @@ fn section_pairs(raw: &str, md: &MdIndex) -> Vec<(usize, usize)> {
             stack.push((n.trim(), c.start));
         }
     }
-    pairs
+    (pairs, stack.is_empty())
 }
 
 /// The structure rule's section findings of `raw`, as (start, end, message), offset by
@@ -195,22 +196,6 @@ fn section_findings(raw: &str, md: &MdIndex, shift: usize) -> Vec<(usize, usize,
         .collect();
     out.sort_unstable();
     out
-}
-
-/// Whether every section opened in `raw` is closed in it, as the structure rule pairs them.
-fn sections_closed(raw: &str, md: &MdIndex) -> bool {
-    let mut stack: Vec<&str> = Vec::new();
-    for c in &md.comments {
-        let inner = raw[c.inner.0..c.inner.1.max(c.inner.0)].trim();
-        if let Some(n) = inner.strip_prefix("/SECTION:") {
-            if let Some(i) = stack.iter().rposition(|s| *s == n.trim()) {
-                stack.truncate(i);
-            }
-        } else if let Some(n) = inner.strip_prefix("SECTION:") {
-            stack.push(n.trim());
-        }
-    }
-    stack.is_empty()
 }
 
 /// The first line start at or after `at` (the end of `raw` when there is none).
@@ -824,7 +809,7 @@ pub(crate) fn changed_window(old: &[u8], new: &[u8]) -> Option<(usize, usize)> {
     }
     // Sections paired across the cuts would read otherwise in the window: a cut inside a
     // section that closes is moved out of it.
-    let pairs = section_pairs(new, &md);
+    let (pairs, _) = section_pairs(new, &md);
     let outside = |mut at: usize, forward: bool| {
         for &(o, c) in &pairs {
             if o < at && at < c {
