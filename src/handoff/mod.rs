@@ -329,19 +329,22 @@ impl Baseline {
     /// Whether the lint configuration (`.aiignore` and the allowlists) is staged as HEAD
     /// holds it.
     fn config_unchanged(&self, staged: &[TreeFile]) -> bool {
-        let same = |f: &TreeFile| !f.is_link && self.files.get(&f.path) == Some(&f.id);
         [
             AIIGNORE,
             crate::lint::allow::ALLOWLIST,
             crate::lint::allow::PII_ALLOWLIST,
         ]
         .iter()
-        .all(
-            |name| match staged.iter().find(|f| f.path == name.as_bytes()) {
-                Some(f) => same(f),
-                None => !self.files.contains_key(name.as_bytes()),
-            },
-        )
+        .all(|name| self.staged_as_held(name, staged))
+    }
+
+    /// Whether the file `name` is staged (among `staged`) as HEAD holds it: the same blob,
+    /// not a link, or absent from both.
+    fn staged_as_held(&self, name: &str, staged: &[TreeFile]) -> bool {
+        match staged.iter().find(|f| f.path == name.as_bytes()) {
+            Some(f) => !f.is_link && self.files.get(&f.path) == Some(&f.id),
+            None => !self.files.contains_key(name.as_bytes()),
+        }
     }
 
     /// The staged files that need not be read: their blob equals HEAD's. Nothing is left
@@ -361,19 +364,13 @@ impl Baseline {
         std::collections::HashSet<&'a [u8]>,
     ) {
         let same = |f: &TreeFile| !f.is_link && self.files.get(&f.path) == Some(&f.id);
-        let same_name = |name: &str| {
-            let staged_file = staged.iter().find(|f| f.path == name.as_bytes());
-            match staged_file {
-                Some(f) => same(f),
-                None => !self.files.contains_key(name.as_bytes()),
-            }
-        };
         let mut out = std::collections::HashSet::new();
         let mut judged = std::collections::HashSet::new();
         if self.files.is_empty() || !self.config_unchanged(staged) {
             return (out, judged);
         }
-        let archive_pair = same_name(log::ARCHIVE_FILE) && same_name(log::INDEX_FILE);
+        let archive_pair = self.staged_as_held(log::ARCHIVE_FILE, staged)
+            && self.staged_as_held(log::INDEX_FILE, staged);
         for f in staged {
             let name = f.path.as_slice();
             let always = ALWAYS_READ.iter().any(|n| n.as_bytes() == name);
