@@ -386,14 +386,20 @@ fn compile_expanded(pattern: &Pattern, src: String) -> &'static Regex {
 fn cached(
     pattern: &Pattern,
     src: String,
-    build: impl FnOnce(&str) -> Result<Regex, Box<regex_automata::meta::BuildError>>,
+    build: impl FnOnce(&str) -> Result<Regex, lean::BuildError>,
 ) -> &'static Regex {
     let known = |c: &FxHashMap<String, &'static Regex>| c.get(&src).copied();
     if let Some(re) = known(&COMPILED.lock().unwrap_or_else(PoisonError::into_inner)) {
         return re;
     }
-    let re = build(&src)
-        .unwrap_or_else(|e| panic!("pattern of {} does not compile: {e}", pattern.rule.id));
+    let ahead = super::compiled::get(&src)
+        .filter(|e| e.kind == super::compiled::PLAIN)
+        .and_then(|e| Regex::from_table(e.forward, e.reverse));
+    let re = match ahead {
+        Some(re) => re,
+        None => build(&src)
+            .unwrap_or_else(|e| panic!("pattern of {} does not compile: {e}", pattern.rule.id)),
+    };
     let mut compiled = COMPILED.lock().unwrap_or_else(PoisonError::into_inner);
     // Leaked on purpose: a regex lives as long as the engine's static tables that use it,
     // and there are at most as many as distinct pattern sources.
@@ -404,8 +410,15 @@ fn cached(
 
 /// [`compile`], of a source already expanded and parsed into `hir` (as [`Regex::new`] would
 /// parse it): built from the tree, under the same cache entry.
-fn compile_parsed(pattern: &Pattern, src: String, hir: &regex_syntax::hir::Hir) -> &'static Regex {
-    cached(pattern, src, |_| Regex::from_hir(hir))
+fn compile_parsed(
+    pattern: &Pattern,
+    src: String,
+    hir: Option<regex_syntax::hir::Hir>,
+) -> &'static Regex {
+    cached(pattern, src, |src| match hir {
+        Some(hir) => Regex::from_hir(hir),
+        None => Regex::new(src),
+    })
 }
 
 /// A regex run as a [`Prog`](super::backtrack::Prog) of its syntax tree, compiled only when
@@ -490,7 +503,7 @@ struct Relaxed {
 
 /// A pattern's regex parsed: its expanded source ([`lowered`] where it can be), its tree, and
 /// whether the source was lowered.
-type Parsed = (String, regex_syntax::hir::Hir, bool);
+type Parsed = (String, Option<regex_syntax::hir::Hir>, bool);
 
 impl Relaxed {
     /// The relaxed form of `pattern`'s regex, if it has a run to unbound; else its expanded
@@ -502,16 +515,21 @@ impl Relaxed {
             Some(l) => (l, true),
             None => (src, false),
         };
-        let Ok(hir) = regex_syntax::ParserBuilder::new().build().parse(&src) else {
-            return Err(None);
+        // Compiled ahead of time: no parsing.
+        let ahead = super::compiled::get(&relaxed_key(&src));
+        let (wide, loops) = match ahead {
+            Some(e) if e.kind == super::compiled::NOT_RELAXED => {
+                return Err(Some((src, None, lower)));
+            }
+            Some(e) if e.kind == super::compiled::RELAXED => {
+                match Regex::from_table(e.forward, e.reverse) {
+                    Some(wide) => (wide, e.loops),
+                    None => Relaxed::build(pattern, &src, lower)?,
+                }
+            }
+            _ => Relaxed::build(pattern, &src, lower)?,
         };
-        let Some((wide, loops)) = relaxed(&hir) else {
-            return Err(Some((src, hir, lower)));
-        };
-        let wide: &'static Regex =
-            Box::leak(Box::new(Regex::from_hir(&wide).unwrap_or_else(|e| {
-                panic!("relaxed pattern of {} does not build: {e}", pattern.rule.id)
-            })));
+        let wide: &'static Regex = Box::leak(Box::new(wide));
         let names: Vec<Option<&str>> = wide.capture_names().collect();
         let ours = |n: Option<&str>| n.is_some_and(|n| n.starts_with(RELAXED_GROUP));
         let groups: Vec<usize> = (0..names.len()).filter(|&j| !ours(names[j])).collect();
@@ -534,6 +552,25 @@ impl Relaxed {
             pattern,
             lower,
         })
+    }
+
+    /// The relaxed regex of `src` (`pattern`'s expanded source, [`lowered`] where `lower`)
+    /// and its loops, parsed and compiled; `Err` as [`Relaxed::new`].
+    fn build(
+        pattern: &Pattern,
+        src: &str,
+        lower: bool,
+    ) -> Result<(Regex, Vec<(usize, usize)>), Option<Parsed>> {
+        let Ok(hir) = regex_syntax::ParserBuilder::new().build().parse(src) else {
+            return Err(None);
+        };
+        let Some((wide, loops)) = relaxed(&hir) else {
+            return Err(Some((src.to_owned(), Some(hir), lower)));
+        };
+        let wide = Regex::from_hir(wide).unwrap_or_else(|e| {
+            panic!("relaxed pattern of {} does not build: {e}", pattern.rule.id)
+        });
+        Ok((wide, loops))
     }
 
     /// [`Relaxed::search`] of `hay`.
@@ -562,6 +599,11 @@ impl Relaxed {
             .get_or_init(|| compile(self.pattern, self.pattern.regex));
         strict.captures_at(hay, at).map(Groups::Regex)
     }
+}
+
+/// The key of a source's relaxed form among the regexes compiled ahead of time.
+fn relaxed_key(src: &str) -> String {
+    format!("\0relaxed\0{src}")
 }
 
 /// The name prefix of a [`Relaxed`] regex's own groups.
@@ -1139,8 +1181,8 @@ impl Matcher {
         match Relaxed::new(pattern) {
             Ok(r) => Matcher::Relaxed(Box::new(r)),
             // Nothing to relax: the regex is built from the tree already parsed.
-            Err(Some((src, hir, true))) => Matcher::Lower(compile_parsed(pattern, src, &hir)),
-            Err(Some((src, hir, false))) => Matcher::Regex(compile_parsed(pattern, src, &hir)),
+            Err(Some((src, hir, true))) => Matcher::Lower(compile_parsed(pattern, src, hir)),
+            Err(Some((src, hir, false))) => Matcher::Regex(compile_parsed(pattern, src, hir)),
             Err(None) => Matcher::Regex(compile(pattern, pattern.regex)),
         }
     }
@@ -2455,6 +2497,90 @@ pub(crate) fn ungated<T>(f: impl FnOnce() -> T) -> T {
     out
 }
 
+/// The regexes the engine compiles ahead of time ([`super::compiled`]), as that file's
+/// entries: for each pattern, what [`Matcher::new`] would compile for it (a secret's head,
+/// a regex whose groups are read off its match, a split value's regex, and for the rest the
+/// relaxed regex, or the regex of a source with nothing to relax). The regexes compiled only
+/// when a backtracking program spends its allowance, or when a relaxed loop runs past its
+/// count, are not in it (compiled when needed, as before).
+#[cfg(test)]
+pub(crate) fn compiled_ahead() -> Vec<u8> {
+    use super::compiled::{NOT_RELAXED, PLAIN, RELAXED};
+    use super::rules::{catalogue, commands, expand, secrets};
+    type Entry = (u8, Vec<(usize, usize)>, Vec<u8>, Vec<u8>);
+    let mut entries: std::collections::BTreeMap<String, Entry> = Default::default();
+    let nfas = |hir: regex_syntax::hir::Hir| {
+        let (fwd, rev) = lean::nfas(&hir);
+        (
+            super::compiled::write_nfa(&fwd),
+            super::compiled::write_nfa(&rev),
+        )
+    };
+    let plain = |entries: &mut std::collections::BTreeMap<String, Entry>, src: String| {
+        if !entries.contains_key(&src) {
+            let hir = regex_syntax::ParserBuilder::new()
+                .build()
+                .parse(&src)
+                .expect("a rule's regex parses");
+            let (f, r) = nfas(hir);
+            entries.insert(src, (PLAIN, Vec::new(), f, r));
+        }
+    };
+    for p in super::rules::all_patterns() {
+        if secrets::head(p).is_some() {
+            let (head, _) = secrets::head(p).expect("a head");
+            match secrets::unbounded_head(p) {
+                Some((wide, _)) => plain(&mut entries, expand(&wide)),
+                None => plain(&mut entries, expand(&head)),
+            }
+            continue;
+        }
+        if secrets::groups_reader(p)
+            .or_else(|| commands::groups_reader(p))
+            .is_some()
+        {
+            plain(&mut entries, expand(p.regex));
+            continue;
+        }
+        if let Some(split) = catalogue::split(p) {
+            if Shape::new(split.value).is_none()
+                && super::backtrack::Prog::new(&expand(split.value)).is_none()
+            {
+                plain(&mut entries, expand(split.value));
+            }
+            continue;
+        }
+        if found_by(p).is_some() {
+            continue;
+        }
+        let src = expand(p.regex);
+        let src = lowered(&src).unwrap_or(src);
+        let key = relaxed_key(&src);
+        if entries.contains_key(&key) {
+            continue;
+        }
+        let hir = regex_syntax::ParserBuilder::new()
+            .build()
+            .parse(&src)
+            .expect("a rule's regex parses");
+        match relaxed(&hir) {
+            Some((wide, loops)) => {
+                let (f, r) = nfas(wide);
+                entries.insert(key, (RELAXED, loops, f, r));
+            }
+            None => {
+                entries.insert(key, (NOT_RELAXED, Vec::new(), Vec::new(), Vec::new()));
+                plain(&mut entries, src);
+            }
+        }
+    }
+    let list: Vec<_> = entries
+        .into_iter()
+        .map(|(k, (kind, loops, f, r))| (k, kind, loops, f, r))
+        .collect();
+    super::compiled::write_file(&list)
+}
+
 /// Compiles every pattern (tests: a broken regex fails here, not in production), the full
 /// regex of a [`Split`] one too (the ungated engine of the tests runs it).
 #[cfg(test)]
@@ -2477,23 +2603,103 @@ mod tests {
         let want = super::render_tables(&patterns);
         let path =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lint/engine_tables.rs");
-        let have = std::fs::read_to_string(&path).unwrap_or_default();
-        if have == want {
-            assert_eq!(super::generated::FINGERPRINT, super::fingerprint(&patterns));
-            assert!(std::ptr::eq(
-                super::ENGINE.gated,
-                super::generated::GATED.as_slice()
-            ));
+        current_or_regenerated(&path, want.as_bytes(), "the keyword tables");
+        assert_eq!(super::generated::FINGERPRINT, super::fingerprint(&patterns));
+        assert!(std::ptr::eq(
+            super::ENGINE.gated,
+            super::generated::GATED.as_slice()
+        ));
+    }
+
+    /// Passes when the file at `path` holds `want`; else rewrites it when `AAHP_REGENERATE`
+    /// is set, and fails either way, saying how to regenerate `what` it holds.
+    fn current_or_regenerated(path: &std::path::Path, want: &[u8], what: &str) {
+        if std::fs::read(path).unwrap_or_default() == want {
             return;
         }
         if std::env::var_os("AAHP_REGENERATE").is_some() {
-            std::fs::write(&path, want).expect("writes the tables");
+            std::fs::write(path, want).expect("writes the generated file");
             panic!("{} regenerated: build and test again", path.display());
         }
         panic!(
-            "{} is not the keyword tables of the rules as they are: regenerate it with \
+            "{} is not {what} of the rules as they are: regenerate it with \
              `AAHP_REGENERATE=1 cargo test --lib generated_tables_are_current`",
             path.display()
+        );
+    }
+
+    #[test]
+    fn generated_tables_are_current_for_the_compiled_regexes() {
+        // `compiled.bin` is, byte for byte, the NFAs of the rules' regexes as they are (the
+        // next test reads each back).
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lint/compiled.bin");
+        current_or_regenerated(&path, &super::compiled_ahead(), "the compiled regexes");
+    }
+
+    #[test]
+    fn compiled_regexes_read_back_as_the_compiler_builds_them() {
+        // Every NFA in `compiled.bin`, rebuilt state by state, is the NFA the compiler builds
+        // from its source (or its relaxed tree): the same states, starts and groups.
+        use crate::lint::compiled;
+        let (mut plain, mut relaxed) = (0, 0);
+        for key in compiled::keys() {
+            let e = compiled::get(&key).expect("a key in the file is found");
+            let (src, is_relaxed) = match key.strip_prefix("\0relaxed\0") {
+                Some(src) => (src, true),
+                None => (key.as_str(), false),
+            };
+            let hir = regex_syntax::ParserBuilder::new()
+                .build()
+                .parse(src)
+                .expect("parses");
+            let hir = match (is_relaxed, e.kind) {
+                (true, compiled::NOT_RELAXED) => {
+                    assert!(super::relaxed(&hir).is_none(), "{src}");
+                    continue;
+                }
+                (true, k) => {
+                    assert_eq!(k, compiled::RELAXED);
+                    let (wide, loops) = super::relaxed(&hir).expect("relaxes");
+                    assert_eq!(loops, e.loops, "{src}");
+                    relaxed += 1;
+                    wide
+                }
+                (false, k) => {
+                    assert_eq!(k, compiled::PLAIN);
+                    plain += 1;
+                    hir
+                }
+            };
+            let (fwd, rev) = super::lean::nfas(&hir);
+            for (want, bytes) in [(fwd, e.forward), (rev, e.reverse)] {
+                let got = compiled::nfa(bytes).expect("reads back");
+                assert_eq!(got.states(), want.states(), "{src}");
+                assert_eq!(
+                    (got.start_anchored(), got.start_unanchored()),
+                    (want.start_anchored(), want.start_unanchored())
+                );
+                assert_eq!(
+                    (got.is_utf8(), got.is_reverse()),
+                    (want.is_utf8(), want.is_reverse())
+                );
+                assert_eq!(got.pattern_len(), want.pattern_len());
+                let names = |n: &regex_automata::nfa::thompson::NFA| {
+                    n.group_info()
+                        .all_names()
+                        .map(|(p, g, name)| (p, g, name.map(str::to_owned)))
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(names(&got), names(&want), "{src}");
+                assert_eq!(
+                    got.group_info().all_group_len(),
+                    want.group_info().all_group_len()
+                );
+            }
+        }
+        println!("{plain} plain, {relaxed} relaxed");
+        assert!(
+            plain > 300 && relaxed > 20,
+            "{plain} plain, {relaxed} relaxed"
         );
     }
 
@@ -2725,6 +2931,68 @@ mod tests {
     }
 
     #[test]
+    fn regexes_match_as_the_regex_crates_do() {
+        // The engine's regexes are its own composition of `regex_automata`'s engines (the
+        // lazy DFA finds a match's end, the reverse one its start, built at the first match;
+        // the backtracker or the PikeVM reads its groups): every pattern's regex, searched
+        // from each match's end on in windows around its keywords in the linter's own tests
+        // and rules, the same windows with non-ASCII letters beside every word (where a
+        // lazy DFA gives up on a Unicode word boundary), in upper case and cut short, finds
+        // what `regex::Regex` finds, groups and all.
+        let corpus = rules_corpus();
+        let lower = corpus.to_ascii_lowercase();
+        let (mut compared, mut found) = (0, 0);
+        for p in crate::lint::rules::all_patterns() {
+            let src = crate::lint::rules::expand(p.regex);
+            let ours = super::Regex::new(&src).expect("the source builds");
+            let theirs = regex::Regex::new(&src).expect("the regex crate builds it");
+            let groups = theirs.captures_len();
+            assert_eq!(ours.captures_len(), groups, "{}", p.rule.id);
+            let mut texts = Vec::new();
+            for t in keyword_windows(&corpus, &lower, p, 8) {
+                texts.push(t.replace(' ', " \u{e9}"));
+                texts.push(t.to_ascii_uppercase());
+                let cut = crate::lint::text::floor_char(&t, t.len() / 2);
+                texts.push(t[..cut].to_string());
+                texts.push(t);
+            }
+            for t in &texts {
+                let mut at = 0;
+                while at <= t.len() {
+                    let mine = ours.captures_at(t, at).map(|c| {
+                        (0..groups)
+                            .map(|i| c.get(i).map(|m| (m.start(), m.end())))
+                            .collect::<Vec<_>>()
+                    });
+                    let want = theirs.captures_at(t, at).map(|c| {
+                        (0..groups)
+                            .map(|i| c.get(i).map(|m| (m.start(), m.end())))
+                            .collect::<Vec<_>>()
+                    });
+                    assert_eq!(mine, want, "{} {:?} from {at} on {t:?}", p.rule.id, p.regex);
+                    let found_at = ours.find_at(t, at).map(|m| (m.start(), m.end()));
+                    assert_eq!(
+                        found_at,
+                        theirs.find_at(t, at).map(|m| (m.start(), m.end())),
+                        "{} {:?} from {at} on {t:?}",
+                        p.rule.id,
+                        p.regex
+                    );
+                    compared += 1;
+                    let Some((s, e)) = found_at else { break };
+                    found += 1;
+                    at = crate::lint::text::ceil_char(t, e.max(s + 1));
+                }
+            }
+        }
+        println!("{compared} searches, {found} matches");
+        assert!(
+            compared > 50_000 && found > 5_000,
+            "{compared} searches, {found} matches"
+        );
+    }
+
+    #[test]
     fn regexes_built_from_the_parsed_tree_match_as_from_their_source() {
         // A pattern with nothing to relax is built from the tree the relaxation parsed
         // (`super::compile_parsed`) instead of parsing its source again: every such regex
@@ -2740,11 +3008,13 @@ mod tests {
         let lower = corpus.to_ascii_lowercase();
         let (mut built, mut found) = (0, 0);
         for p in crate::lint::rules::all_patterns() {
-            let Err(Some((_, hir, folds))) = super::Relaxed::new(p) else {
+            let Err(Some((src, hir, folds))) = super::Relaxed::new(p) else {
                 continue;
             };
             built += 1;
-            let ours = super::Regex::from_hir(&hir).expect("builds from its tree");
+            // As the engine builds it: read back from the regexes compiled ahead of time, or
+            // built from the tree.
+            let ours = super::compile_parsed(p, src, hir);
             // A lowered source's regex searches the lowercased text for the regex's matches.
             let theirs = super::Regex::new(&crate::lint::rules::expand(p.regex))
                 .expect("builds from its source");
@@ -3833,32 +4103,103 @@ mod tests {
     }
 }
 
-/// The regexes of the patterns: the regex crate's own engine (`regex_automata::meta`), built as
-/// `regex::Regex::new` builds it (leftmost-first, UTF-8, the same size limits) but without
-/// its literal prefilters. Finding a regex's literals (prefixes, and the inner and suffix
-/// literals its reverse strategies search for) and building their searchers cost about as
-/// much as compiling its automata: for a pattern searched in a few windows of a few hundred
-/// bytes around its keyword, which the keyword pass has already found, a prefilter saves
-/// nothing worth that (issue #13 item 4). A prefilter only skips ahead to where a match may
-/// start: the matches, and their groups, are the same. The methods are `regex::Regex`'s,
-/// with its meaning.
+/// The regexes of the patterns: the regex crate's own engines (`regex_automata`), composed
+/// as `regex::Regex::new` composes them (leftmost-first, UTF-8, the same size limits: a lazy
+/// DFA finds where a match ends, a reverse one where it starts, then the one-pass DFA, the
+/// bounded backtracker or the PikeVM reads the groups within it), with three differences
+/// that change what a regex costs, never what it matches:
+/// - no literal prefilters. Finding a regex's literals and building their searchers cost
+///   about as much as compiling its automata: for a pattern searched in a few windows of a
+///   few hundred bytes around its keyword, which the keyword pass has already found, a
+///   prefilter saves nothing worth that (issue #13 item 4);
+/// - the reverse NFA and DFA, and the one-pass DFA, are built at the regex's first match:
+///   most regexes a text wakes find nothing in its windows;
+/// - a regex can be built from NFAs compiled ahead of time ([`super::compiled`]), without
+///   parsing or compiling its source.
+///
+/// The methods are `regex::Regex`'s, with its meaning (test:
+/// `regexes_match_as_the_regex_crates_do`).
 mod lean {
-    use regex_automata::util::captures;
-    use regex_automata::util::syntax;
-    use regex_automata::{Input, MatchKind, PatternID, meta};
+    use std::sync::OnceLock;
 
+    use regex_automata::dfa::onepass;
+    use regex_automata::hybrid;
+    use regex_automata::nfa::thompson::{self, NFA, WhichCaptures, backtrack, pikevm};
+    use regex_automata::util::captures;
+    use regex_automata::util::pool::Pool;
+    use regex_automata::util::primitives::NonMaxUsize;
+    use regex_automata::util::syntax;
+    use regex_automata::{Anchored, Input, MatchKind, PatternID};
+
+    /// A regex: its forward NFA (with its groups), the lazy DFA of it that finds where a
+    /// match ends, the reverse lazy DFA that finds where it starts (built at the first match:
+    /// most searches of a woken regex find none), and the engines that read the groups
+    /// within a match (or search wherever a lazy DFA gives up), as `meta`'s core strategy
+    /// composes them.
     pub(crate) struct Regex {
-        meta: meta::Regex,
+        nfa: NFA,
+        /// `None` where the lazy DFA cannot be built (its cache cannot hold a few states).
+        fwd: Option<hybrid::dfa::DFA>,
+        /// The reverse lazy DFA, built from `reverse` when first needed.
+        rev: OnceLock<Option<hybrid::dfa::DFA>>,
+        reverse: Reverse,
+        /// The one-pass DFA that reads a match's groups, built at the first match (`None`
+        /// where the regex is not one-pass).
+        onepass: OnceLock<Option<onepass::DFA>>,
+        pikevm: pikevm::PikeVM,
+        backtrack: backtrack::BoundedBacktracker,
+        caches: Pool<Caches, fn() -> Caches>,
     }
 
-    /// `regex::Regex::new`'s configuration, prefilters aside.
-    fn config() -> meta::Config {
-        meta::Config::new()
+    /// Where the reverse NFA comes from.
+    enum Reverse {
+        /// Compiled from the syntax tree.
+        Tree(regex_syntax::hir::Hir),
+        /// Read from the NFAs compiled ahead of time ([`super::super::compiled`]).
+        Table(&'static [u8]),
+    }
+
+    /// The mutable state of one search, each engine's made at its first use.
+    #[derive(Default)]
+    struct Caches {
+        fwd: Option<hybrid::dfa::Cache>,
+        rev: Option<hybrid::dfa::Cache>,
+        onepass: Option<onepass::Cache>,
+        pikevm: Option<pikevm::Cache>,
+        backtrack: Option<backtrack::Cache>,
+    }
+
+    /// `regex::Regex::new`'s configuration of the NFA (leftmost-first, UTF-8, empty matches
+    /// never split a character, the same size limit), every group kept.
+    fn thompson_config() -> thompson::Config {
+        thompson::Config::new()
+            .utf8(true)
             .nfa_size_limit(Some(10 * (1 << 20)))
-            .hybrid_cache_capacity(2 * (1 << 20))
+            .shrink(false)
+            .which_captures(WhichCaptures::All)
+    }
+
+    /// `meta`'s configuration of its lazy DFAs, no prefilter.
+    fn dfa_config() -> hybrid::dfa::Config {
+        hybrid::dfa::Config::new()
             .match_kind(MatchKind::LeftmostFirst)
-            .utf8_empty(true)
-            .auto_prefilter(false)
+            .starts_for_each_pattern(true)
+            .byte_classes(true)
+            .unicode_word_boundary(true)
+            .specialize_start_states(false)
+            .cache_capacity(2 * (1 << 20))
+            .skip_cache_capacity_check(false)
+            .minimum_cache_clear_count(Some(3))
+            .minimum_bytes_per_state(Some(10))
+    }
+
+    /// The reverse lazy DFA of a reverse NFA (finds where the match that ends at the
+    /// search's end starts).
+    fn reverse_dfa(nfa: NFA) -> Option<hybrid::dfa::DFA> {
+        hybrid::dfa::Builder::new()
+            .configure(dfa_config().match_kind(MatchKind::All))
+            .build_from_nfa(nfa)
+            .ok()
     }
 
     /// A match: its offsets in the haystack.
@@ -3922,31 +4263,185 @@ mod lean {
         }
     }
 
+    /// [`Regex::nfas_of`].
+    #[cfg(test)]
+    pub(crate) fn nfas(hir: &regex_syntax::hir::Hir) -> (NFA, NFA) {
+        Regex::nfas_of(hir)
+    }
+
+    /// Why a regex could not be built.
+    pub(crate) type BuildError = Box<dyn std::error::Error + Send + Sync>;
+
     impl Regex {
-        pub(crate) fn new(src: &str) -> Result<Regex, Box<meta::BuildError>> {
-            meta::Builder::new()
-                .configure(config())
-                .syntax(syntax::Config::new().utf8(true))
-                .build(src)
-                .map(|meta| Regex { meta })
-                .map_err(Box::new)
+        pub(crate) fn new(src: &str) -> Result<Regex, BuildError> {
+            let hir = syntax::parse_with(src, &syntax::Config::new().utf8(true))?;
+            Regex::from_hir(hir)
         }
 
         /// The regex of a syntax tree parsed as `new` parses (`regex_syntax`'s defaults).
-        pub(crate) fn from_hir(
-            hir: &regex_syntax::hir::Hir,
-        ) -> Result<Regex, Box<meta::BuildError>> {
-            meta::Builder::new()
-                .configure(config())
+        pub(crate) fn from_hir(hir: regex_syntax::hir::Hir) -> Result<Regex, BuildError> {
+            let nfa = thompson::Compiler::new()
+                .configure(thompson_config())
+                .build_from_hir(&hir)?;
+            Regex::from_nfa(nfa, Reverse::Tree(hir))
+        }
+
+        /// The regex of NFAs compiled ahead of time ([`super::super::compiled`]): `None`
+        /// where the bytes are not an NFA.
+        pub(crate) fn from_table(forward: &'static [u8], reverse: &'static [u8]) -> Option<Regex> {
+            let nfa = super::super::compiled::nfa(forward)?;
+            Regex::from_nfa(nfa, Reverse::Table(reverse)).ok()
+        }
+
+        fn from_nfa(nfa: NFA, reverse: Reverse) -> Result<Regex, BuildError> {
+            let fwd = hybrid::dfa::Builder::new()
+                .configure(dfa_config())
+                .build_from_nfa(nfa.clone())
+                .ok();
+            Ok(Regex {
+                pikevm: pikevm::PikeVM::new_from_nfa(nfa.clone())?,
+                backtrack: backtrack::BoundedBacktracker::new_from_nfa(nfa.clone())?,
+                nfa,
+                fwd,
+                rev: OnceLock::new(),
+                reverse,
+                onepass: OnceLock::new(),
+                caches: Pool::new(Caches::default),
+            })
+        }
+
+        /// The forward and reverse NFAs of `hir`, as [`Regex::from_hir`] builds them.
+        #[cfg(test)]
+        pub(crate) fn nfas_of(hir: &regex_syntax::hir::Hir) -> (NFA, NFA) {
+            let fwd = thompson::Compiler::new()
+                .configure(thompson_config())
                 .build_from_hir(hir)
-                .map(|meta| Regex { meta })
-                .map_err(Box::new)
+                .expect("compiles");
+            let rev = thompson::Compiler::new()
+                .configure(
+                    thompson_config()
+                        .which_captures(WhichCaptures::None)
+                        .reverse(true),
+                )
+                .build_from_hir(hir)
+                .expect("compiles");
+            (fwd, rev)
+        }
+
+        /// The reverse lazy DFA, built at the first call.
+        fn rev(&self) -> Option<&hybrid::dfa::DFA> {
+            self.rev
+                .get_or_init(|| {
+                    let nfa = match &self.reverse {
+                        Reverse::Tree(hir) => thompson::Compiler::new()
+                            .configure(
+                                thompson_config()
+                                    .which_captures(WhichCaptures::None)
+                                    .reverse(true),
+                            )
+                            .build_from_hir(hir)
+                            .ok()?,
+                        Reverse::Table(bytes) => super::super::compiled::nfa(bytes)?,
+                    };
+                    reverse_dfa(nfa)
+                })
+                .as_ref()
+        }
+
+        /// The leftmost-first match in `input`'s span: the lazy DFAs' answer where they give
+        /// one, else the NFA engines'.
+        fn find(&self, caches: &mut Caches, input: &Input<'_>) -> Option<(usize, usize)> {
+            if let Some(fwd) = &self.fwd {
+                let cache = caches.fwd.get_or_insert_with(|| fwd.create_cache());
+                match fwd.try_search_fwd(cache, input) {
+                    Ok(None) => return None,
+                    Ok(Some(end)) => {
+                        let end = end.offset();
+                        if input.start() == end
+                            || input.get_anchored().is_anchored()
+                            || self.nfa.is_always_start_anchored()
+                        {
+                            return Some((input.start(), end));
+                        }
+                        if let Some(rev) = self.rev() {
+                            let cache = caches.rev.get_or_insert_with(|| rev.create_cache());
+                            let back = input
+                                .clone()
+                                .span(input.start()..end)
+                                .anchored(Anchored::Yes)
+                                .earliest(false);
+                            if let Ok(Some(start)) = rev.try_search_rev(cache, &back) {
+                                return Some((start.offset(), end));
+                            }
+                        }
+                    }
+                    Err(_) => {}
+                }
+            }
+            let mut slots = [None, None];
+            self.slots(caches, input, &mut slots)?;
+            Some((slots[0]?.get(), slots[1]?.get()))
+        }
+
+        /// The groups of the leftmost-first match in `input`'s span, by the bounded
+        /// backtracker where the span is short enough for it, else the PikeVM.
+        fn slots(
+            &self,
+            caches: &mut Caches,
+            input: &Input<'_>,
+            slots: &mut [Option<NonMaxUsize>],
+        ) -> Option<PatternID> {
+            if input.get_span().len() <= self.backtrack.max_haystack_len() {
+                let cache = caches
+                    .backtrack
+                    .get_or_insert_with(|| self.backtrack.create_cache());
+                if let Ok(found) = self.backtrack.try_search_slots(cache, input, slots) {
+                    return found;
+                }
+            }
+            let cache = caches
+                .pikevm
+                .get_or_insert_with(|| self.pikevm.create_cache());
+            self.pikevm.search_slots(cache, input, slots)
         }
 
         pub(crate) fn captures_at<'t>(&self, hay: &'t str, at: usize) -> Option<Captures<'t>> {
             let input = Input::new(hay).span(at..hay.len());
-            let mut caps = self.meta.create_captures();
-            self.meta.search_captures(&input, &mut caps);
+            let mut caches = self.caches.get();
+            let (start, end) = self.find(&mut caches, &input)?;
+            let mut caps = captures::Captures::all(self.nfa.group_info().clone());
+            let slots = caps.slots_mut();
+            let pid = if slots.len() <= 2 {
+                // The whole match is the only group.
+                slots[0] = NonMaxUsize::new(start);
+                slots[1] = NonMaxUsize::new(end);
+                Some(PatternID::ZERO)
+            } else {
+                let within = input.span(start..end).anchored(Anchored::Yes);
+                let onepass = self.onepass.get_or_init(|| {
+                    onepass::Builder::new()
+                        .configure(
+                            onepass::Config::new()
+                                .match_kind(MatchKind::LeftmostFirst)
+                                .starts_for_each_pattern(true)
+                                .byte_classes(true)
+                                .size_limit(Some(1 << 20)),
+                        )
+                        .build_from_nfa(self.nfa.clone())
+                        .ok()
+                });
+                match onepass {
+                    Some(dfa) => {
+                        let cache = caches.onepass.get_or_insert_with(|| dfa.create_cache());
+                        match dfa.try_search_slots(cache, &within, slots) {
+                            Ok(pid) => pid,
+                            Err(_) => self.slots(&mut caches, &within, caps.slots_mut()),
+                        }
+                    }
+                    None => self.slots(&mut caches, &within, slots),
+                }
+            };
+            caps.set_pattern(pid);
             caps.is_match().then_some(Captures { hay, caps })
         }
 
@@ -3956,20 +4451,17 @@ mod lean {
 
         pub(crate) fn find_at<'t>(&self, hay: &'t str, at: usize) -> Option<Match<'t>> {
             let input = Input::new(hay).span(at..hay.len());
-            self.meta.search(&input).map(|m| Match {
-                hay,
-                start: m.start(),
-                end: m.end(),
-            })
+            let (start, end) = self.find(&mut self.caches.get(), &input)?;
+            Some(Match { hay, start, end })
         }
 
         pub(crate) fn capture_names(&self) -> impl Iterator<Item = Option<&str>> {
-            self.meta.group_info().pattern_names(PatternID::ZERO)
+            self.nfa.group_info().pattern_names(PatternID::ZERO)
         }
 
         #[cfg(test)]
         pub(crate) fn captures_len(&self) -> usize {
-            self.meta.group_info().group_len(PatternID::ZERO)
+            self.nfa.group_info().group_len(PatternID::ZERO)
         }
     }
 }

@@ -17,6 +17,7 @@ mod aiignore;
 pub mod allow;
 pub(crate) mod backtrack;
 pub(crate) mod code;
+mod compiled;
 mod confusables;
 mod engine;
 pub(crate) mod escapes;
