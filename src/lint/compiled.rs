@@ -12,7 +12,7 @@
 //! the rules give now, and rewrites it when `AAHP_REGENERATE` is set (with the keyword
 //! tables: `AAHP_REGENERATE=1 cargo test --lib generated_tables_are_current`).
 //!
-//! The file: `AAHPNFA1`, the entry count (u32, little-endian), an index of (FxHash of the key
+//! The file: `AAHPNFA1`, the entry count (u32, little-endian), an index of (`FxHash` of the key
 //! u64, offset u32) sorted by hash, then the entries. An entry: its key (varint length and
 //! bytes), a kind byte ([`PLAIN`] or [`RELAXED`]), for a relaxed regex its loops (varint
 //! count, then each loop's number and most bytes), then the forward NFA (with its groups)
@@ -304,7 +304,7 @@ pub(crate) fn write_nfa(nfa: &NFA) -> Vec<u8> {
             State::Sparse(s) => {
                 w.push(1);
                 varint(&mut w, s.transitions.len());
-                for t in s.transitions.iter() {
+                for t in &s.transitions {
                     w.extend_from_slice(&[t.start, t.end]);
                     id(&mut w, t.next);
                 }
@@ -318,7 +318,7 @@ pub(crate) fn write_nfa(nfa: &NFA) -> Vec<u8> {
             State::Union { alternates } => {
                 w.push(3);
                 varint(&mut w, alternates.len());
-                for &a in alternates.iter() {
+                for &a in alternates {
                     id(&mut w, a);
                 }
             }
@@ -356,31 +356,38 @@ fn varint(w: &mut Vec<u8>, mut v: usize) {
     w.push(u8::try_from(v).expect("7 bits"));
 }
 
+/// An entry as written: its kind, a relaxed regex's loops, its NFAs' bytes ([`write_nfa`]).
 #[cfg(test)]
-/// The file of `entries`: (key, kind, loops, forward NFA bytes, reverse NFA bytes).
-pub(crate) fn write_file(
-    entries: &[(String, u8, Vec<(usize, usize)>, Vec<u8>, Vec<u8>)],
-) -> Vec<u8> {
+pub(crate) struct Written {
+    pub kind: u8,
+    pub loops: Vec<(usize, usize)>,
+    pub forward: Vec<u8>,
+    pub reverse: Vec<u8>,
+}
+
+#[cfg(test)]
+/// The file of `entries`, by key.
+pub(crate) fn write_file(entries: &std::collections::BTreeMap<String, Written>) -> Vec<u8> {
     let mut body = Vec::new();
     let mut index: Vec<(u64, usize)> = Vec::new();
     let head = INDEX_AT + entries.len() * INDEX_ENTRY;
-    for (key, kind, loops, fwd, rev) in entries {
+    for (key, e) in entries {
         index.push((hash(key), head + body.len()));
         varint(&mut body, key.len());
         body.extend_from_slice(key.as_bytes());
-        body.push(*kind);
-        if *kind == RELAXED {
-            varint(&mut body, loops.len());
-            for &(k, most) in loops {
+        body.push(e.kind);
+        if e.kind == RELAXED {
+            varint(&mut body, e.loops.len());
+            for &(k, most) in &e.loops {
                 varint(&mut body, k);
                 varint(&mut body, most);
             }
         }
-        if *kind != NOT_RELAXED {
-            varint(&mut body, fwd.len());
-            body.extend_from_slice(fwd);
-            varint(&mut body, rev.len());
-            body.extend_from_slice(rev);
+        if e.kind != NOT_RELAXED {
+            varint(&mut body, e.forward.len());
+            body.extend_from_slice(&e.forward);
+            varint(&mut body, e.reverse.len());
+            body.extend_from_slice(&e.reverse);
         }
     }
     index.sort_unstable();

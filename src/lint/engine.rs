@@ -501,6 +501,9 @@ struct Relaxed {
     lower: bool,
 }
 
+/// A relaxed regex's loops: (the loop's number, the most bytes its group may hold).
+type Loops = Vec<(usize, usize)>;
+
 /// A pattern's regex parsed: its expanded source ([`lowered`] where it can be), its tree, and
 /// whether the source was lowered.
 type Parsed = (String, Option<regex_syntax::hir::Hir>, bool);
@@ -556,11 +559,7 @@ impl Relaxed {
 
     /// The relaxed regex of `src` (`pattern`'s expanded source, [`lowered`] where `lower`)
     /// and its loops, parsed and compiled; `Err` as [`Relaxed::new`].
-    fn build(
-        pattern: &Pattern,
-        src: &str,
-        lower: bool,
-    ) -> Result<(Regex, Vec<(usize, usize)>), Option<Parsed>> {
+    fn build(pattern: &Pattern, src: &str, lower: bool) -> Result<(Regex, Loops), Option<Parsed>> {
         let Ok(hir) = regex_syntax::ParserBuilder::new().build().parse(src) else {
             return Err(None);
         };
@@ -2505,30 +2504,39 @@ pub(crate) fn ungated<T>(f: impl FnOnce() -> T) -> T {
 /// count, are not in it (compiled when needed, as before).
 #[cfg(test)]
 pub(crate) fn compiled_ahead() -> Vec<u8> {
-    use super::compiled::{NOT_RELAXED, PLAIN, RELAXED};
+    use super::compiled::{NOT_RELAXED, PLAIN, RELAXED, Written};
     use super::rules::{catalogue, commands, expand, secrets};
-    type Entry = (u8, Vec<(usize, usize)>, Vec<u8>, Vec<u8>);
-    let mut entries: std::collections::BTreeMap<String, Entry> = Default::default();
-    let nfas = |hir: regex_syntax::hir::Hir| {
-        let (fwd, rev) = lean::nfas(&hir);
-        (
-            super::compiled::write_nfa(&fwd),
-            super::compiled::write_nfa(&rev),
-        )
+    use std::collections::BTreeMap;
+    let mut entries: BTreeMap<String, Written> = BTreeMap::new();
+    let written = |kind: u8, loops: Loops, hir: Option<regex_syntax::hir::Hir>| {
+        let (forward, reverse) = hir.map_or((Vec::new(), Vec::new()), |hir| {
+            let (fwd, rev) = lean::nfas(&hir);
+            (
+                super::compiled::write_nfa(&fwd),
+                super::compiled::write_nfa(&rev),
+            )
+        });
+        Written {
+            kind,
+            loops,
+            forward,
+            reverse,
+        }
     };
-    let plain = |entries: &mut std::collections::BTreeMap<String, Entry>, src: String| {
-        if !entries.contains_key(&src) {
-            let hir = regex_syntax::ParserBuilder::new()
-                .build()
-                .parse(&src)
-                .expect("a rule's regex parses");
-            let (f, r) = nfas(hir);
-            entries.insert(src, (PLAIN, Vec::new(), f, r));
+    let parse = |src: &str| {
+        regex_syntax::ParserBuilder::new()
+            .build()
+            .parse(src)
+            .expect("a rule's regex parses")
+    };
+    let plain = |entries: &mut BTreeMap<String, Written>, src: String| {
+        if let std::collections::btree_map::Entry::Vacant(e) = entries.entry(src) {
+            let hir = parse(e.key());
+            e.insert(written(PLAIN, Vec::new(), Some(hir)));
         }
     };
     for p in super::rules::all_patterns() {
-        if secrets::head(p).is_some() {
-            let (head, _) = secrets::head(p).expect("a head");
+        if let Some((head, _)) = secrets::head(p) {
             match secrets::unbounded_head(p) {
                 Some((wide, _)) => plain(&mut entries, expand(&wide)),
                 None => plain(&mut entries, expand(&head)),
@@ -2559,26 +2567,14 @@ pub(crate) fn compiled_ahead() -> Vec<u8> {
         if entries.contains_key(&key) {
             continue;
         }
-        let hir = regex_syntax::ParserBuilder::new()
-            .build()
-            .parse(&src)
-            .expect("a rule's regex parses");
-        match relaxed(&hir) {
-            Some((wide, loops)) => {
-                let (f, r) = nfas(wide);
-                entries.insert(key, (RELAXED, loops, f, r));
-            }
-            None => {
-                entries.insert(key, (NOT_RELAXED, Vec::new(), Vec::new(), Vec::new()));
-                plain(&mut entries, src);
-            }
+        if let Some((wide, loops)) = relaxed(&parse(&src)) {
+            entries.insert(key, written(RELAXED, loops, Some(wide)));
+        } else {
+            entries.insert(key, written(NOT_RELAXED, Vec::new(), None));
+            plain(&mut entries, src);
         }
     }
-    let list: Vec<_> = entries
-        .into_iter()
-        .map(|(k, (kind, loops, f, r))| (k, kind, loops, f, r))
-        .collect();
-    super::compiled::write_file(&list)
+    super::compiled::write_file(&entries)
 }
 
 /// Compiles every pattern (tests: a broken regex fails here, not in production), the full
@@ -4106,7 +4102,7 @@ mod tests {
 /// The regexes of the patterns: the regex crate's own engines (`regex_automata`), composed
 /// as `regex::Regex::new` composes them (leftmost-first, UTF-8, the same size limits: a lazy
 /// DFA finds where a match ends, a reverse one where it starts, then the one-pass DFA, the
-/// bounded backtracker or the PikeVM reads the groups within it), with three differences
+/// bounded backtracker or the `PikeVM` reads the groups within it), with three differences
 /// that change what a regex costs, never what it matches:
 /// - no literal prefilters. Finding a regex's literals and building their searchers cost
 ///   about as much as compiling its automata: for a pattern searched in a few windows of a
@@ -4384,7 +4380,7 @@ mod lean {
         }
 
         /// The groups of the leftmost-first match in `input`'s span, by the bounded
-        /// backtracker where the span is short enough for it, else the PikeVM.
+        /// backtracker where the span is short enough for it, else the `PikeVM`.
         fn slots(
             &self,
             caches: &mut Caches,
