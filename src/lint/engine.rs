@@ -2510,7 +2510,7 @@ pub(crate) fn compiled_ahead() -> Vec<u8> {
     let mut entries: BTreeMap<String, Written> = BTreeMap::new();
     let written = |kind: u8, loops: Loops, hir: Option<regex_syntax::hir::Hir>| {
         let (forward, reverse) = hir.map_or((Vec::new(), Vec::new()), |hir| {
-            let (fwd, rev) = lean::nfas(&hir);
+            let (fwd, rev) = lean::nfas(&hir, true);
             (
                 super::compiled::write_nfa(&fwd),
                 super::compiled::write_nfa(&rev),
@@ -2574,7 +2574,86 @@ pub(crate) fn compiled_ahead() -> Vec<u8> {
             plain(&mut entries, src);
         }
     }
+    for src in super::rules::trust::helper_sources() {
+        let hir = regex_syntax::ParserBuilder::new()
+            .utf8(false)
+            .build()
+            .parse(&src)
+            .expect("a helper regex parses");
+        let (fwd, rev) = lean::nfas(&hir, false);
+        entries.insert(
+            bytes_key(&src),
+            Written {
+                kind: PLAIN,
+                loops: Vec::new(),
+                forward: super::compiled::write_nfa(&fwd),
+                reverse: super::compiled::write_nfa(&rev),
+            },
+        );
+    }
     super::compiled::write_file(&entries)
+}
+
+/// The key of a bytes regex's source among the regexes compiled ahead of time.
+fn bytes_key(src: &str) -> String {
+    format!("\0bytes\0{src}")
+}
+
+/// A rule's helper regex, read as `regex::bytes::Regex` reads it (a match need not start or
+/// end where a UTF-8 character does), built from the NFAs compiled ahead of time where the
+/// file holds its source ([`super::compiled`]), else compiled.
+pub(crate) struct BytesRegex(Regex);
+
+impl BytesRegex {
+    /// The regex of `src` (a source the rules write: it compiles).
+    pub(crate) fn new(src: &str) -> BytesRegex {
+        let ahead = super::compiled::get(&bytes_key(src))
+            .filter(|e| e.kind == super::compiled::PLAIN)
+            .and_then(|e| Regex::from_table(e.forward, e.reverse));
+        BytesRegex(ahead.unwrap_or_else(|| {
+            Regex::new_bytes(src).unwrap_or_else(|e| panic!("helper regex does not compile: {e}"))
+        }))
+    }
+
+    pub(crate) fn is_match(&self, hay: &[u8]) -> bool {
+        self.0.find_in(hay, 0).is_some()
+    }
+
+    /// The leftmost-first matches, one after another, as `regex::bytes::Regex::find_iter`
+    /// gives them (an empty match right after a match is skipped).
+    pub(crate) fn find_iter<'h>(
+        &'h self,
+        hay: &'h [u8],
+    ) -> impl Iterator<Item = std::ops::Range<usize>> + 'h {
+        let mut at = 0;
+        let mut last_end = None;
+        std::iter::from_fn(move || {
+            while at <= hay.len() {
+                let (s, e) = self.0.find_in(hay, at)?;
+                if s == e {
+                    at = e + 1;
+                    if last_end == Some(e) {
+                        continue;
+                    }
+                } else {
+                    at = e;
+                }
+                last_end = Some(e);
+                return Some(s..e);
+            }
+            None
+        })
+    }
+
+    /// The groups of the first match: each group's range, if it took part.
+    pub(crate) fn captures(&self, hay: &[u8]) -> Option<Vec<Option<std::ops::Range<usize>>>> {
+        let caps = self.0.groups_in(hay, 0)?;
+        Some(
+            (0..caps.group_len())
+                .map(|g| caps.get_group(g).map(|s| s.range()))
+                .collect(),
+        )
+    }
 }
 
 /// Compiles every pattern (tests: a broken regex fails here, not in production), the full
@@ -2644,7 +2723,12 @@ mod tests {
                 Some(src) => (src, true),
                 None => (key.as_str(), false),
             };
+            let (src, is_bytes) = match src.strip_prefix("\0bytes\0") {
+                Some(src) => (src, true),
+                None => (src, false),
+            };
             let hir = regex_syntax::ParserBuilder::new()
+                .utf8(!is_bytes)
                 .build()
                 .parse(src)
                 .expect("parses");
@@ -2666,7 +2750,7 @@ mod tests {
                     hir
                 }
             };
-            let (fwd, rev) = super::lean::nfas(&hir);
+            let (fwd, rev) = super::lean::nfas(&hir, !is_bytes);
             for (want, bytes) in [(fwd, e.forward), (rev, e.reverse)] {
                 let got = compiled::nfa(bytes).expect("reads back");
                 assert_eq!(got.states(), want.states(), "{src}");
@@ -2986,6 +3070,46 @@ mod tests {
             compared > 50_000 && found > 5_000,
             "{compared} searches, {found} matches"
         );
+    }
+
+    #[test]
+    fn helper_regexes_match_as_the_regex_crates_do() {
+        // The rules' helper regexes read bytes (`BytesRegex`, built from the NFAs compiled
+        // ahead of time): on every line of the linter's own tests and rules, lowercased as the
+        // rules search them, with a non-ASCII letter and an invalid byte put in, and on the
+        // whole text, each answers as `regex::bytes::Regex`: whether it matches, every match
+        // one after another, and the first match's groups.
+        let corpus = rules_corpus().to_ascii_lowercase();
+        let mut lines: Vec<Vec<u8>> = corpus.lines().map(|l| l.as_bytes().to_vec()).collect();
+        let n = lines.len();
+        for i in 0..n {
+            let mut l = lines[i].clone();
+            l.splice(l.len() / 2..l.len() / 2, "\u{e9}".bytes());
+            lines.push(l);
+            let mut l = lines[i].clone();
+            l.insert(l.len() / 3, 0xff);
+            lines.push(l);
+        }
+        lines.push(corpus.into_bytes());
+        let mut found = 0;
+        for src in crate::lint::rules::trust::helper_sources() {
+            let ours = super::BytesRegex::new(&src);
+            let theirs = regex::bytes::Regex::new(&src).expect("compiles");
+            for l in &lines {
+                assert_eq!(ours.is_match(l), theirs.is_match(l), "{src} on {l:?}");
+                let mine: Vec<_> = ours.find_iter(l).collect();
+                let want: Vec<_> = theirs.find_iter(l).map(|m| m.range()).collect();
+                assert_eq!(mine, want, "{src}");
+                found += mine.len();
+                let want = theirs.captures(l).map(|c| {
+                    (0..c.len())
+                        .map(|g| c.get(g).map(|m| m.range()))
+                        .collect::<Vec<_>>()
+                });
+                assert_eq!(ours.captures(l), want, "{src}");
+            }
+        }
+        assert!(found > 100, "{found} matches");
     }
 
     #[test]
@@ -4167,9 +4291,9 @@ mod lean {
 
     /// `regex::Regex::new`'s configuration of the NFA (leftmost-first, UTF-8, empty matches
     /// never split a character, the same size limit), every group kept.
-    fn thompson_config() -> thompson::Config {
+    fn thompson_config(utf8: bool) -> thompson::Config {
         thompson::Config::new()
-            .utf8(true)
+            .utf8(utf8)
             .nfa_size_limit(Some(10 * (1 << 20)))
             .shrink(false)
             .which_captures(WhichCaptures::All)
@@ -4261,8 +4385,8 @@ mod lean {
 
     /// [`Regex::nfas_of`].
     #[cfg(test)]
-    pub(crate) fn nfas(hir: &regex_syntax::hir::Hir) -> (NFA, NFA) {
-        Regex::nfas_of(hir)
+    pub(crate) fn nfas(hir: &regex_syntax::hir::Hir, utf8: bool) -> (NFA, NFA) {
+        Regex::nfas_of(hir, utf8)
     }
 
     /// Why a regex could not be built.
@@ -4274,10 +4398,20 @@ mod lean {
             Regex::from_hir(hir)
         }
 
+        /// The regex of `src` read as `regex::bytes::Regex` reads it: a match need not start
+        /// or end where a UTF-8 character does.
+        pub(crate) fn new_bytes(src: &str) -> Result<Regex, BuildError> {
+            let hir = syntax::parse_with(src, &syntax::Config::new().utf8(false))?;
+            let nfa = thompson::Compiler::new()
+                .configure(thompson_config(false))
+                .build_from_hir(&hir)?;
+            Regex::from_nfa(nfa, Reverse::Tree(hir))
+        }
+
         /// The regex of a syntax tree parsed as `new` parses (`regex_syntax`'s defaults).
         pub(crate) fn from_hir(hir: regex_syntax::hir::Hir) -> Result<Regex, BuildError> {
             let nfa = thompson::Compiler::new()
-                .configure(thompson_config())
+                .configure(thompson_config(true))
                 .build_from_hir(&hir)?;
             Regex::from_nfa(nfa, Reverse::Tree(hir))
         }
@@ -4308,14 +4442,14 @@ mod lean {
 
         /// The forward and reverse NFAs of `hir`, as [`Regex::from_hir`] builds them.
         #[cfg(test)]
-        pub(crate) fn nfas_of(hir: &regex_syntax::hir::Hir) -> (NFA, NFA) {
+        pub(crate) fn nfas_of(hir: &regex_syntax::hir::Hir, utf8: bool) -> (NFA, NFA) {
             let fwd = thompson::Compiler::new()
-                .configure(thompson_config())
+                .configure(thompson_config(utf8))
                 .build_from_hir(hir)
                 .expect("compiles");
             let rev = thompson::Compiler::new()
                 .configure(
-                    thompson_config()
+                    thompson_config(utf8)
                         .which_captures(WhichCaptures::None)
                         .reverse(true),
                 )
@@ -4331,7 +4465,7 @@ mod lean {
                     let nfa = match &self.reverse {
                         Reverse::Tree(hir) => thompson::Compiler::new()
                             .configure(
-                                thompson_config()
+                                thompson_config(self.nfa.is_utf8())
                                     .which_captures(WhichCaptures::None)
                                     .reverse(true),
                             )
@@ -4402,6 +4536,12 @@ mod lean {
         }
 
         pub(crate) fn captures_at<'t>(&self, hay: &'t str, at: usize) -> Option<Captures<'t>> {
+            let caps = self.groups_in(hay.as_bytes(), at)?;
+            Some(Captures { hay, caps })
+        }
+
+        /// The groups of the first match in `hay` at or after `at`.
+        pub(crate) fn groups_in(&self, hay: &[u8], at: usize) -> Option<captures::Captures> {
             let input = Input::new(hay).span(at..hay.len());
             let mut caches = self.caches.get();
             let (start, end) = self.find(&mut caches, &input)?;
@@ -4438,7 +4578,7 @@ mod lean {
                 }
             };
             caps.set_pattern(pid);
-            caps.is_match().then_some(Captures { hay, caps })
+            caps.is_match().then_some(caps)
         }
 
         pub(crate) fn captures<'t>(&self, hay: &'t str) -> Option<Captures<'t>> {
@@ -4446,9 +4586,14 @@ mod lean {
         }
 
         pub(crate) fn find_at<'t>(&self, hay: &'t str, at: usize) -> Option<Match<'t>> {
-            let input = Input::new(hay).span(at..hay.len());
-            let (start, end) = self.find(&mut self.caches.get(), &input)?;
+            let (start, end) = self.find_in(hay.as_bytes(), at)?;
             Some(Match { hay, start, end })
+        }
+
+        /// The first match in `hay` at or after `at`: its start and end.
+        pub(crate) fn find_in(&self, hay: &[u8], at: usize) -> Option<(usize, usize)> {
+            let input = Input::new(hay).span(at..hay.len());
+            self.find(&mut self.caches.get(), &input)
         }
 
         pub(crate) fn capture_names(&self) -> impl Iterator<Item = Option<&str>> {

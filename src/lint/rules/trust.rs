@@ -21,10 +21,8 @@
 
 use std::sync::LazyLock;
 
-use regex::bytes::Regex;
-
 use super::super::FileKind;
-use super::super::engine::{Caps, Finding, LineFact, Pattern, Scan, Site};
+use super::super::engine::{BytesRegex, Caps, Finding, LineFact, Pattern, Scan, Site};
 use super::super::registry::{PI007, PI008, RuleMeta};
 use super::super::text::words;
 use super::actions::{INSTRUCTING, REPORTING, described_after};
@@ -784,85 +782,89 @@ pub(crate) fn own_public_key(scan: &Scan<'_>, pos: usize) -> bool {
 /// Compiles one of this file's helper regexes, case-insensitive, to read bytes
 /// ([`super::expand_bytes`]): they are asked of a match's text whether it holds a purpose or
 /// a missing check.
-fn rx(src: &str) -> Regex {
-    Regex::new(&super::expand_bytes(src)).expect("static regex")
+fn rx(src: &str) -> BytesRegex {
+    BytesRegex::new(&super::expand_bytes(src))
 }
 
 /// A falsified state: a record marked as checked, a trust level raised, a TTL extended.
-static FORGED: LazyLock<Regex> = LazyLock::new(|| {
-    rx(concat!(
-        r"\bas\s+(?:[\w-]+\s+){0,2}?[`'\x22]?(?:verified|reviewed|human-reviewed|reviewed-by-human|approved|trusted|tested|signed[- ]off|passing|passed|test_verified|tool_verified)\b",
-        r"|trust\w*[`'\x22]?\s*(?:[:=]|to|levels?\s+to|level\s+of)\s*[`'\x22]?(?:verified|high|trusted|full|max\w*|100)\b|\btrust(?:\s+levels?)?\b(?:[^\n.;]|\.\w){0,40}?\bto\s+[`'\x22]?(?:high|verified|trusted|full|max\w*)\b",
-        r"|\.(?:md|json)[`'\x22]?\s*[:=]\s*[`'\x22]?(?:verified|trusted|reviewed|approved|human-reviewed|signed[- ]off|high)\b",
-        r"|\b(?:verified|reviewed|approved|signed\s+off|checked)\s+by\s+(?:a\s+|the\s+|an?\s+actual\s+)?(?:human|maintainer|reviewer|owner|lead|person)s?\b",
-        r"|\b(?:auf|als|zu|como|comme|en|em|para)\s+[\x22'`\u{201e}\u{201c}\u{ab}]?\s*(?:verifiziert|geprüft|gepruft|freigegeben|vertrauenswürdig|verificad[oa]s?|revisad[oa]s?|aprobad[oa]s?|confiables?|vérifiée?s?|verifiee?s?|validée?s?|validee?s?|revue?s?|approuvée?s?|approuvee?s?|confiance)\b",
-        r"|\b(?:status|provenance|state)\w*[`'\x22]?\s*(?:[:=]|to)\s*[`'\x22]?(?:verified|test_verified|tool_verified|reviewed|approved)\b|\bto\s+[`'\x22]?(?:verified|test_verified|tool_verified|human-reviewed|reviewed-by-human|approved|reviewed|trusted|signed[- ]off)\b",
-        r"|reviewed-by-human|human-reviewed|human[- ](?:verified|approved)",
-        r"|\b(?:extend|bump|raise|increase|lengthen|reset|push\s+back|set)\s+(?:the\s+|every\s+|all\s+(?:the\s+)?|each\s+)?(?:[\w-]+\s+){0,2}?(?:ttls?|expiry|expiries|expiration|last\s+verified)\b",
-        r"|\b(?:last\s+verified|verified\s+date)\b[^\n]{0,30}?\btoday\b",
-        r"|\b(?:claim|say|state|write|record|note|log)\b(?:[^\n.;]|\.\w){0,40}?\bthat\s+(?:a|the|some)\s+(?:human|reviewer|maintainer|owner|user|person)\s+(?:has\s+|had\s+)?(?:reviewed|approved|verified|checked|signed|tested)"
-    ))
-});
+const FORGED_SRC: &str = concat!(
+    r"\bas\s+(?:[\w-]+\s+){0,2}?[`'\x22]?(?:verified|reviewed|human-reviewed|reviewed-by-human|approved|trusted|tested|signed[- ]off|passing|passed|test_verified|tool_verified)\b",
+    r"|trust\w*[`'\x22]?\s*(?:[:=]|to|levels?\s+to|level\s+of)\s*[`'\x22]?(?:verified|high|trusted|full|max\w*|100)\b|\btrust(?:\s+levels?)?\b(?:[^\n.;]|\.\w){0,40}?\bto\s+[`'\x22]?(?:high|verified|trusted|full|max\w*)\b",
+    r"|\.(?:md|json)[`'\x22]?\s*[:=]\s*[`'\x22]?(?:verified|trusted|reviewed|approved|human-reviewed|signed[- ]off|high)\b",
+    r"|\b(?:verified|reviewed|approved|signed\s+off|checked)\s+by\s+(?:a\s+|the\s+|an?\s+actual\s+)?(?:human|maintainer|reviewer|owner|lead|person)s?\b",
+    r"|\b(?:auf|als|zu|como|comme|en|em|para)\s+[\x22'`\u{201e}\u{201c}\u{ab}]?\s*(?:verifiziert|geprüft|gepruft|freigegeben|vertrauenswürdig|verificad[oa]s?|revisad[oa]s?|aprobad[oa]s?|confiables?|vérifiée?s?|verifiee?s?|validée?s?|validee?s?|revue?s?|approuvée?s?|approuvee?s?|confiance)\b",
+    r"|\b(?:status|provenance|state)\w*[`'\x22]?\s*(?:[:=]|to)\s*[`'\x22]?(?:verified|test_verified|tool_verified|reviewed|approved)\b|\bto\s+[`'\x22]?(?:verified|test_verified|tool_verified|human-reviewed|reviewed-by-human|approved|reviewed|trusted|signed[- ]off)\b",
+    r"|reviewed-by-human|human-reviewed|human[- ](?:verified|approved)",
+    r"|\b(?:extend|bump|raise|increase|lengthen|reset|push\s+back|set)\s+(?:the\s+|every\s+|all\s+(?:the\s+)?|each\s+)?(?:[\w-]+\s+){0,2}?(?:ttls?|expiry|expiries|expiration|last\s+verified)\b",
+    r"|\b(?:last\s+verified|verified\s+date)\b[^\n]{0,30}?\btoday\b",
+    r"|\b(?:claim|say|state|write|record|note|log)\b(?:[^\n.;]|\.\w){0,40}?\bthat\s+(?:a|the|some)\s+(?:human|reviewer|maintainer|owner|user|person)\s+(?:has\s+|had\s+)?(?:reviewed|approved|verified|checked|signed|tested)"
+);
+static FORGED: LazyLock<BytesRegex> = LazyLock::new(|| rx(FORGED_SRC));
 
 /// A falsification's missing check: nobody reviewed, no time, whatever the outcome.
-static UNCHECKED: LazyLock<Regex> = LazyLock::new(|| {
-    rx(concat!(
-        r"\beven\s+(?:though|if)\b|\balthough\b|\bregardless\b|\bwhether\s+or\s+not\b|\bno\s+one\b|\bnobody\b|\bno\s+human\b|\bnever\s+(?:ran|run|reviewed|checked|verified|tested|looked)",
-        r"|\bwithout\s+(?:\w+\s+){0,2}?(?:running|re-?running|checking|re-?checking|reviewing|verifying|testing|reading|review|evidence|checks?|tests?|anyone|a\s+human|looking|proof)\b",
-        r"|\b(?:no|don'?t\s+have|do\s+not\s+have|not\s+enough)\s+(?:the\s+)?time\b|\bskip(?:ping)?\s+(?:the\s+)?(?:verify|verification|review|check\w*|tests?)\b",
-        r"|\b(?:have|has|had)n'?t\s+(?:been\s+|actually\s+)?(?:run|ran|reviewed|checked|verified|tested|looked)|\b(?:was|were|is|are)\s*(?:not|n't)\s+(?:yet\s+)?(?:run|reviewed|checked|verified|tested)",
-        r"|\b(?:untested|unreviewed|unverified|unchecked)\b|\banyway\b",
-        // The check put off ("we can review later", "verify it afterwards") or waved away
-        // ("it's probably fine", "she won't mind"), or missing in another language.
-        r"|\b(?:review|check|verify|look|test|read)\w*\s+(?:(?:it|them|this|that|the\s+\w+)\s+)?(?:later|afterwards|after\s+the\s+fact|another\s+time|some\s+other\s+time|next\s+(?:week|time|sprint))\b",
-        r"|\bprobably\s+(?:fine|ok|okay|right|correct)\b|\b(?:won'?t|will\s+not|wouldn'?t)\s+mind\b|\bwithout\s+(?:\w+\s+){0,2}?(?:confirm\w*|approval|asking|sign-?off)\b",
-        r"|\b(?:niemand|keiner|auch\s+wenn|obwohl|ungeprüft|nadie|aunque|sin\s+revisar|personne|même\s+si|meme\s+si|sans\s+(?:vérif|verif|relecture)|ninguém|ninguem|mesmo\s+que|embora|sem\s+revis)"
-    ))
-});
+const UNCHECKED_SRC: &str = concat!(
+    r"\beven\s+(?:though|if)\b|\balthough\b|\bregardless\b|\bwhether\s+or\s+not\b|\bno\s+one\b|\bnobody\b|\bno\s+human\b|\bnever\s+(?:ran|run|reviewed|checked|verified|tested|looked)",
+    r"|\bwithout\s+(?:\w+\s+){0,2}?(?:running|re-?running|checking|re-?checking|reviewing|verifying|testing|reading|review|evidence|checks?|tests?|anyone|a\s+human|looking|proof)\b",
+    r"|\b(?:no|don'?t\s+have|do\s+not\s+have|not\s+enough)\s+(?:the\s+)?time\b|\bskip(?:ping)?\s+(?:the\s+)?(?:verify|verification|review|check\w*|tests?)\b",
+    r"|\b(?:have|has|had)n'?t\s+(?:been\s+|actually\s+)?(?:run|ran|reviewed|checked|verified|tested|looked)|\b(?:was|were|is|are)\s*(?:not|n't)\s+(?:yet\s+)?(?:run|reviewed|checked|verified|tested)",
+    r"|\b(?:untested|unreviewed|unverified|unchecked)\b|\banyway\b",
+    // The check put off ("we can review later", "verify it afterwards") or waved away
+    // ("it's probably fine", "she won't mind"), or missing in another language.
+    r"|\b(?:review|check|verify|look|test|read)\w*\s+(?:(?:it|them|this|that|the\s+\w+)\s+)?(?:later|afterwards|after\s+the\s+fact|another\s+time|some\s+other\s+time|next\s+(?:week|time|sprint))\b",
+    r"|\bprobably\s+(?:fine|ok|okay|right|correct)\b|\b(?:won'?t|will\s+not|wouldn'?t)\s+mind\b|\bwithout\s+(?:\w+\s+){0,2}?(?:confirm\w*|approval|asking|sign-?off)\b",
+    r"|\b(?:niemand|keiner|auch\s+wenn|obwohl|ungeprüft|nadie|aunque|sin\s+revisar|personne|même\s+si|meme\s+si|sans\s+(?:vérif|verif|relecture)|ninguém|ninguem|mesmo\s+que|embora|sem\s+revis)"
+);
+static UNCHECKED: LazyLock<BytesRegex> = LazyLock::new(|| rx(UNCHECKED_SRC));
 
 /// A purpose that defeats a check: what follows "so" says the check stops seeing or saying.
-static DEFEATS: LazyLock<Regex> = LazyLock::new(|| {
-    rx(concat!(
-        r"\b(?:so|then|that\s+way)\b,? +(?:that\s+)?(?:[\w'-]+\s+){0,4}?(?:isn'?t|aren'?t|is\s+not|are\s+not|won'?t|will\s+not|doesn'?t|does\s+not|don'?t|do\s+not|never|no\s+longer|stops?|can'?t|cannot|nothing|no\s+one|nobody)\b(?:\s+(?:be|get|gets|being|even|ever|any\s+more|anymore|longer))?\s+",
-        r"(flag\w*|check\w*|scan\w*|lint\w*|read\w*|block\w*|catch\w*|caught|notic\w*|see|seen|sees|detect\w*|verif\w*|review\w*|complain\w*|decay\w*|expir\w*|mention\w*|show\w*|report\w*|warn\w*|fail\w*|trip\w*|reject\w*|look\w*)\b"
-    ))
-});
+const DEFEATS_SRC: &str = concat!(
+    r"\b(?:so|then|that\s+way)\b,? +(?:that\s+)?(?:[\w'-]+\s+){0,4}?(?:isn'?t|aren'?t|is\s+not|are\s+not|won'?t|will\s+not|doesn'?t|does\s+not|don'?t|do\s+not|never|no\s+longer|stops?|can'?t|cannot|nothing|no\s+one|nobody)\b(?:\s+(?:be|get|gets|being|even|ever|any\s+more|anymore|longer))?\s+",
+    r"(flag\w*|check\w*|scan\w*|lint\w*|read\w*|block\w*|catch\w*|caught|notic\w*|see|seen|sees|detect\w*|verif\w*|review\w*|complain\w*|decay\w*|expir\w*|mention\w*|show\w*|report\w*|warn\w*|fail\w*|trip\w*|reject\w*|look\w*)\b"
+);
+static DEFEATS: LazyLock<BytesRegex> = LazyLock::new(|| rx(DEFEATS_SRC));
 
 /// A check made to pass over what it should read: "so that the pre-commit lint skips it",
 /// "so the linter ignores these notes".
-static SKIPPED: LazyLock<Regex> = LazyLock::new(|| {
-    rx(
-        r"\b(?:so|then|that\s+way)\b,? +(?:that\s+)?(?:git\s+)?(?:aahp\s+)?(?:the\s+)?(?:[\w-]+\s+){0,2}?(?:verify|verification|ci|checks?|gate|hooks?|lint|linter|linting|scanner|scan|reviewers?|agents?)\s+(?:will\s+|just\s+|always\s+)?(?:skips?|ignores?|misses|passes\s+over|leaves\s+(?:it|them)\s+out|trusts?)\b",
-    )
-});
+const SKIPPED_SRC: &str = r"\b(?:so|then|that\s+way)\b,? +(?:that\s+)?(?:git\s+)?(?:aahp\s+)?(?:the\s+)?(?:[\w-]+\s+){0,2}?(?:verify|verification|ci|checks?|gate|hooks?|lint|linter|linting|scanner|scan|reviewers?|agents?)\s+(?:will\s+|just\s+|always\s+)?(?:skips?|ignores?|misses|passes\s+over|leaves\s+(?:it|them)\s+out|trusts?)\b";
+static SKIPPED: LazyLock<BytesRegex> = LazyLock::new(|| rx(SKIPPED_SRC));
 
 /// Acting or signing as someone else: "sign the handoff as the maintainer", "commit as if the
 /// reviewer had done it", "use her name in the reviewer field", "so it looks like the
 /// reviewer signed off". No check can make that true.
-static IMPERSONATED: LazyLock<Regex> = LazyLock::new(|| {
-    rx(concat!(
-        r"\b(?:sign|signed|signing|stamp|approve|commit|committed|record|write|mark|initial)\w*\s+(?:[\w.`'\x22/-]+\s+){0,4}?as\s+(?:if\s+|though\s+)?(?:you\s+were\s+|it\s+were\s+)?(?:the|a|an|our|their)\s+(?:[\w-]+\s+)?(?:human|maintainer|reviewer|owner|lead|admin|user|person)s?\b",
-        r"|\bas\s+(?:if|though)\s+(?:the|a|an|our|some)\s+(?:[\w-]+\s+)?(?:human|maintainer|reviewer|owner|lead|admin|user|person)s?\s+(?:had|has|did|signed|reviewed|approved|checked|verified|wrote|made)\b",
-        r"|\b(?:so|to\s+make)\s+(?:that\s+)?it\s+(?:looks?|appears?|seems?)\s+(?:like|as\s+(?:if|though)|that)\b(?:[^\n.;]|\.\w){0,60}?\b(?:review\w*|sign\w*|approv\w*|check\w*|verif\w*|tested|vetted)\b",
-        r"|\b(?:use|put|write|enter|add)\s+(?:his|her|their|the\s+(?:maintainer|reviewer|owner|lead)'?s?)\s+(?:name|handle|initials|signature)\b",
-        r"|\breviewer\w*[`'\x22]?\s*[:=]\s*[`'\x22]?@[\w-]+",
-        r"|\bas\s+(?:if\s+)?(?:coming\s+from|written\s+by|signed\s+off\s+by|approved\s+by|issued\s+by|sent\s+by|from)\s+(?:the\s+)?(?:repo(?:sitory)?\s+|project\s+)?(?:owner|maintainer|human|user|admin|lead)s?\b"
-    ))
-});
+const IMPERSONATED_SRC: &str = concat!(
+    r"\b(?:sign|signed|signing|stamp|approve|commit|committed|record|write|mark|initial)\w*\s+(?:[\w.`'\x22/-]+\s+){0,4}?as\s+(?:if\s+|though\s+)?(?:you\s+were\s+|it\s+were\s+)?(?:the|a|an|our|their)\s+(?:[\w-]+\s+)?(?:human|maintainer|reviewer|owner|lead|admin|user|person)s?\b",
+    r"|\bas\s+(?:if|though)\s+(?:the|a|an|our|some)\s+(?:[\w-]+\s+)?(?:human|maintainer|reviewer|owner|lead|admin|user|person)s?\s+(?:had|has|did|signed|reviewed|approved|checked|verified|wrote|made)\b",
+    r"|\b(?:so|to\s+make)\s+(?:that\s+)?it\s+(?:looks?|appears?|seems?)\s+(?:like|as\s+(?:if|though)|that)\b(?:[^\n.;]|\.\w){0,60}?\b(?:review\w*|sign\w*|approv\w*|check\w*|verif\w*|tested|vetted)\b",
+    r"|\b(?:use|put|write|enter|add)\s+(?:his|her|their|the\s+(?:maintainer|reviewer|owner|lead)'?s?)\s+(?:name|handle|initials|signature)\b",
+    r"|\breviewer\w*[`'\x22]?\s*[:=]\s*[`'\x22]?@[\w-]+",
+    r"|\bas\s+(?:if\s+)?(?:coming\s+from|written\s+by|signed\s+off\s+by|approved\s+by|issued\s+by|sent\s+by|from)\s+(?:the\s+)?(?:repo(?:sitory)?\s+|project\s+)?(?:owner|maintainer|human|user|admin|lead)s?\b"
+);
+static IMPERSONATED: LazyLock<BytesRegex> = LazyLock::new(|| rx(IMPERSONATED_SRC));
 
 /// A purpose that makes the trust check pass: "so verify passes", "so the hashes match".
-static PASSES: LazyLock<Regex> = LazyLock::new(|| {
-    rx(
-        r"\bso +(?:that\s+)?(?:git\s+)?(?:aahp\s+)?(?:the\s+)?(?:[\w-]+\s+)?(?:verify|verification|ci|checks?|gate|hook|linter|hash(?:es)?|checksums?|digests?)\b(?:\s+[\w-]+){0,2}?\s+(?:passes|pass|succeeds?|is\s+green|goes\s+green|match(?:es)?|accepts?\b|agrees?|lines?\s+up)",
-    )
-});
+const PASSES_SRC: &str = r"\bso +(?:that\s+)?(?:git\s+)?(?:aahp\s+)?(?:the\s+)?(?:[\w-]+\s+)?(?:verify|verification|ci|checks?|gate|hook|linter|hash(?:es)?|checksums?|digests?)\b(?:\s+[\w-]+){0,2}?\s+(?:passes|pass|succeeds?|is\s+green|goes\s+green|match(?:es)?|accepts?\b|agrees?|lines?\s+up)";
+static PASSES: LazyLock<BytesRegex> = LazyLock::new(|| rx(PASSES_SRC));
 
 /// Timed before a human reads: "before the human reads it".
-static BEFORE_SEEN: LazyLock<Regex> = LazyLock::new(|| {
-    rx(
-        r"\bbefore\s+(?:the|a|any|our|your)\s+(?:[\w-]+\s+)?(?:human|user|reviewer|owner|maintainer|operator|lead|team|boss|manager)s?\s+(?:reads?|sees?|reviews?|checks?|notices?|looks?|opens?|gets?\s+to|finds?)|\bwithout\s+(?:the\s+|a\s+|any\s+)?(?:human|user|reviewer|owner|maintainer|anyone|anybody|someone)s?\s+(?:noticing|knowing|seeing|finding)",
-    )
-});
+const BEFORE_SEEN_SRC: &str = r"\bbefore\s+(?:the|a|any|our|your)\s+(?:[\w-]+\s+)?(?:human|user|reviewer|owner|maintainer|operator|lead|team|boss|manager)s?\s+(?:reads?|sees?|reviews?|checks?|notices?|looks?|opens?|gets?\s+to|finds?)|\bwithout\s+(?:the\s+|a\s+|any\s+)?(?:human|user|reviewer|owner|maintainer|anyone|anybody|someone)s?\s+(?:noticing|knowing|seeing|finding)";
+static BEFORE_SEEN: LazyLock<BytesRegex> = LazyLock::new(|| rx(BEFORE_SEEN_SRC));
+
+/// The helper regexes' sources as [`rx`] compiles them (the lint engine compiles them ahead of
+/// time).
+#[cfg(test)]
+pub(crate) fn helper_sources() -> impl Iterator<Item = String> {
+    [
+        FORGED_SRC,
+        UNCHECKED_SRC,
+        DEFEATS_SRC,
+        SKIPPED_SRC,
+        IMPERSONATED_SRC,
+        PASSES_SRC,
+        BEFORE_SEEN_SRC,
+    ]
+    .into_iter()
+    .map(super::expand_bytes)
+}
 
 /// Words that make what is left out of a record data that has no place there.
 const PRIVATE: &[&str] = &[
@@ -974,7 +976,9 @@ fn check_trust_forged(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) 
         Some(c) => {
             let w = c
                 .get(1)
-                .map_or("", |g| lower.get(g.range()).unwrap_or_default());
+                .cloned()
+                .flatten()
+                .map_or("", |g| lower.get(g).unwrap_or_default());
             let telling = ["mention", "show", "report", "look", "see", "seen", "sees"]
                 .iter()
                 .any(|t| w.starts_with(t));
@@ -1045,7 +1049,7 @@ fn check_trust_forged(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) 
 /// follow that person, they do not pose as them.
 fn impersonated(lower: &str) -> bool {
     IMPERSONATED.find_iter(lower.as_bytes()).any(|m| {
-        let next = words(lower.get(m.end()..).unwrap_or_default()).next();
+        let next = words(lower.get(m.end..).unwrap_or_default()).next();
         !next.is_some_and(|w| {
             matches!(
                 w.as_str(),
