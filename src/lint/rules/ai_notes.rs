@@ -394,7 +394,8 @@ fn word_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
 /// reading this ("reads", "that is", "processing").
 fn a_bare_string(b: &Site<'_>, start: usize, after: usize) -> bool {
     let line = b.line(start);
-    if b[after..line.end].iter().any(|&c| c != b'\r') {
+    // A word read across a line break is not alone on its line.
+    if after > line.end || b[after..line.end].iter().any(|&c| c != b'\r') {
         return false;
     }
     // Up to three words before it, across blanks only: a `_`, a digit or a sign ends the

@@ -380,6 +380,11 @@ fn holds_record_verb(line: &[u8]) -> bool {
 
 fn not_a_bare_key(b: &Site<'_>, start: usize, end: usize) -> bool {
     let line = b.line(start);
+    // A keyword read across a line break ("as" at a line's end, "though" on the next) is no
+    // key: a key's name stands on one line.
+    if end > line.end {
+        return true;
+    }
     let quoted = start > 0 && b[start - 1] == b'"' && line.lead + 1 == start;
     if !quoted && line.lead != start {
         return true;
