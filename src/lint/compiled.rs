@@ -7,12 +7,17 @@
 //!
 //! An entry is found by its key, compared in full (a regex source as the engine compiles
 //! it): a rule whose regex changed since the file was written is not in it and is compiled
-//! as before, so the file can be stale but never wrong for a key it holds. The test
+//! as before. What the key does not say (how a source is relaxed: the engine's `RELAX_AT`
+//! and group names; this file's format) is in the file's header as a hash, and a file whose
+//! hash is not the engine's is not read at all. The compilers' own versions are pinned by
+//! `Cargo.lock`; a change of either makes the currency test fail until the file is written
+//! again. The test
 //! `generated_tables_are_current_for_the_compiled_regexes` fails when the file is not what
 //! the rules give now, and rewrites it when `AAHP_REGENERATE` is set (with the keyword
 //! tables: `AAHP_REGENERATE=1 cargo test --lib generated_tables_are_current`).
 //!
-//! The file: `AAHPNFA1`, the entry count (u32, little-endian), an index of (`FxHash` of the key
+//! The file: `AAHPNFA1`, the hash of what the keys do not say (u64, little-endian), the entry
+//! count (u32, little-endian), an index of (`FxHash` of the key
 //! u64, offset u32) sorted by hash, then the entries. An entry: its key (varint length and
 //! bytes), a kind byte ([`PLAIN`] or [`RELAXED`]), for a relaxed regex its loops (varint
 //! count, then each loop's number and most bytes), then the forward NFA (with its groups)
@@ -31,7 +36,7 @@ use regex_automata::util::look::Look;
 use regex_automata::util::primitives::StateID;
 
 const MAGIC: &[u8; 8] = b"AAHPNFA1";
-const INDEX_AT: usize = 12;
+const INDEX_AT: usize = 20;
 const INDEX_ENTRY: usize = 12;
 
 /// An entry's kind: a regex compiled as its source says.
@@ -68,10 +73,12 @@ pub(crate) fn get(key: &str) -> Option<Entry> {
 }
 
 fn lookup(file: &'static [u8], key: &str) -> Option<Entry> {
-    if file.get(..8)? != MAGIC {
+    if file.get(..8)? != MAGIC
+        || u64::from_le_bytes(file.get(8..16)?.try_into().ok()?) != super::engine::ahead_config()
+    {
         return None;
     }
-    let n = usize::try_from(u32::from_le_bytes(file.get(8..12)?.try_into().ok()?)).ok()?;
+    let n = usize::try_from(u32::from_le_bytes(file.get(16..20)?.try_into().ok()?)).ok()?;
     let index = file.get(INDEX_AT..INDEX_AT + n * INDEX_ENTRY)?;
     let at = |i: usize| -> (u64, usize) {
         let e = &index[i * INDEX_ENTRY..(i + 1) * INDEX_ENTRY];
@@ -393,6 +400,7 @@ pub(crate) fn write_file(entries: &std::collections::BTreeMap<String, Written>) 
     index.sort_unstable();
     let mut out = Vec::with_capacity(head + body.len());
     out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&super::engine::ahead_config().to_le_bytes());
     out.extend_from_slice(
         &u32::try_from(entries.len())
             .expect("fewer than 2^32 entries")
@@ -409,8 +417,10 @@ pub(crate) fn write_file(entries: &std::collections::BTreeMap<String, Written>) 
 /// Every key in the file, in the index's order.
 #[cfg(test)]
 pub(crate) fn keys() -> Vec<String> {
-    let n = usize::try_from(u32::from_le_bytes(FILE[8..12].try_into().expect("4 bytes")))
-        .expect("a u32 fits");
+    let n = usize::try_from(u32::from_le_bytes(
+        FILE[16..20].try_into().expect("4 bytes"),
+    ))
+    .expect("a u32 fits");
     (0..n)
         .map(|i| {
             let e = &FILE[INDEX_AT + i * INDEX_ENTRY..INDEX_AT + (i + 1) * INDEX_ENTRY];
@@ -439,6 +449,19 @@ mod tests {
             assert!(super::get(&other).is_none(), "{other}");
             assert!(super::get(&key[..key.len() - 1]).is_none());
         }
+    }
+
+    #[test]
+    fn a_file_written_under_another_relaxing_is_not_read() {
+        // Relaxed entries are what the relaxing made of a source: a file written when it
+        // relaxed otherwise (another least count, other group names) holds keys that look
+        // current and NFAs that are not, and is not read at all.
+        let key = super::keys().into_iter().next().expect("a key");
+        assert!(super::lookup(super::FILE, &key).is_some());
+        let mut other = super::FILE.to_vec();
+        other[8] ^= 1;
+        let other: &'static [u8] = Box::leak(other.into_boxed_slice());
+        assert!(super::lookup(other, &key).is_none());
     }
 
     #[test]

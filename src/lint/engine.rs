@@ -600,6 +600,18 @@ impl Relaxed {
     }
 }
 
+/// A hash of what shapes the regexes compiled ahead of time beside their sources: the
+/// relaxing (its least count, its groups' names) and the file's format. A file written under
+/// another is not read ([`super::compiled`]).
+pub(super) fn ahead_config() -> u64 {
+    use std::hash::Hasher as _;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write(b"format 1");
+    h.write_u32(RELAX_AT);
+    h.write(RELAXED_GROUP.as_bytes());
+    h.finish()
+}
+
 /// The key of a source's relaxed form among the regexes compiled ahead of time.
 fn relaxed_key(src: &str) -> String {
     format!("\0relaxed\0{src}")
