@@ -2586,7 +2586,7 @@ pub(crate) fn compiled_ahead() -> Vec<u8> {
             plain(&mut entries, src);
         }
     }
-    for src in super::rules::trust::helper_sources() {
+    for src in helper_sources() {
         let hir = regex_syntax::ParserBuilder::new()
             .utf8(false)
             .build()
@@ -2604,6 +2604,12 @@ pub(crate) fn compiled_ahead() -> Vec<u8> {
         );
     }
     super::compiled::write_file(&entries)
+}
+
+/// The rules' helper regexes that read bytes ([`BytesRegex`]), by source.
+#[cfg(test)]
+pub(crate) fn helper_sources() -> impl Iterator<Item = String> {
+    super::rules::trust::helper_sources().chain(super::rules::actions::helper_sources())
 }
 
 /// The key of a bytes regex's source among the regexes compiled ahead of time.
@@ -3104,7 +3110,7 @@ mod tests {
         }
         lines.push(corpus.into_bytes());
         let mut found = 0;
-        for src in crate::lint::rules::trust::helper_sources() {
+        for src in super::helper_sources() {
             let ours = super::BytesRegex::new(&src);
             let theirs = regex::bytes::Regex::new(&src).expect("compiles");
             for l in &lines {

@@ -10,9 +10,7 @@
 
 use std::sync::LazyLock;
 
-use regex::bytes::RegexSet;
-
-use super::super::engine::{Caps, Finding, Pattern, Scan, Site};
+use super::super::engine::{BytesRegex, Caps, Finding, Pattern, Scan, Site};
 use super::super::registry::{PI008, PI010};
 use super::super::text::{blank_values, floor_char, words};
 use super::super::{FileKind, Severity};
@@ -76,19 +74,20 @@ const PROSE_ACTS: &[(&str, &str)] = &[
     ),
 ];
 
-/// The compiled acts, command acts first, then prose acts, as one set: a body is read once
-/// for all of them. The set only says which acts a body holds, so it reads bytes
-/// ([`super::expand_bytes`]: 45 → 24 M instructions to build, paid by the first body of a
-/// process).
-static ACTS: LazyLock<RegexSet> = LazyLock::new(|| {
-    RegexSet::new(
-        COMMAND_ACTS
-            .iter()
-            .chain(PROSE_ACTS)
-            .map(|(r, _)| super::expand_bytes(r)),
-    )
-    .expect("static regexes")
-});
+/// The compiled acts, command acts first, then prose acts, read as bytes
+/// ([`super::expand_bytes`]): the first that matches names the act. Built from the regexes
+/// compiled ahead of time (a `regex::bytes::RegexSet` of them cost 24 M instructions to
+/// build, paid by the first body of a process).
+static ACTS: LazyLock<Vec<BytesRegex>> =
+    LazyLock::new(|| helper_sources().map(|src| BytesRegex::new(&src)).collect());
+
+/// The acts' sources as [`ACTS`] compiles them (the lint engine compiles them ahead of time).
+pub(crate) fn helper_sources() -> impl Iterator<Item = String> {
+    COMMAND_ACTS
+        .iter()
+        .chain(PROSE_ACTS)
+        .map(|(r, _)| super::expand_bytes(r))
+}
 
 /// The most bytes of a tool call, result or transcript read for an act.
 const BODY: usize = 900;
@@ -101,7 +100,7 @@ const SAME_SHAPE: usize = 400;
 /// The first act `s` carries: a command act, or with `prose` also a verb phrase. `s` is at
 /// most [`BODY`] bytes (callers bound it), and the set reads it once.
 fn act(s: &str, prose: bool) -> Option<&'static str> {
-    let i = ACTS.matches(s.as_bytes()).iter().next()?;
+    let i = ACTS.iter().position(|re| re.is_match(s.as_bytes()))?;
     match COMMAND_ACTS.get(i) {
         Some((_, n)) => Some(n),
         None if prose => PROSE_ACTS.get(i - COMMAND_ACTS.len()).map(|(_, n)| *n),
