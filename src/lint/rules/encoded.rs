@@ -1400,6 +1400,13 @@ fn candidates(text: &str) -> Vec<Candidate> {
     out
 }
 
+/// The cells of a Markdown table's row, trimmed, without the outer bars.
+fn cells_of(line: &str) -> Vec<&str> {
+    let t = line.trim().trim_start_matches('|');
+    let t = t.strip_suffix('|').unwrap_or(t);
+    t.split('|').map(str::trim).collect()
+}
+
 /// Words cut down a Markdown table's column, a piece or a letter per row (`| ign |`, `| ore |`,
 /// `| all |` under one another): each column of a table of three or more rows is read top to
 /// bottom, its cells one per line, and decoded when its pieces join into words of
@@ -1421,11 +1428,6 @@ fn column_pieces(text: &str, out: &mut Vec<Candidate>) {
             .iter()
             .all(|c| !c.is_empty() && c.bytes().all(|b| matches!(b, b'-' | b':' | b' ')))
     };
-    fn cells_of(line: &str) -> Vec<&str> {
-        let t = line.trim().trim_start_matches('|');
-        let t = t.strip_suffix('|').unwrap_or(t);
-        t.split('|').map(str::trim).collect()
-    }
     let mut lines: Vec<(usize, &str)> = Vec::new();
     let mut pos = 0;
     for line in text.split_inclusive('\n') {

@@ -8632,15 +8632,15 @@ fn untuned_model(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let next = rest.trim_start_matches([' ', '\t']);
     let ends = match next.chars().next() {
         None => true,
-        Some(c) if c.is_alphanumeric() => {
-            let w: String = next
+        Some(first) if first.is_alphanumeric() => {
+            let word: String = next
                 .chars()
-                .take_while(|c| c.is_alphanumeric())
+                .take_while(|ch| ch.is_alphanumeric())
                 .collect::<String>()
                 .to_lowercase();
-            UNTUNED_NEXT.contains(&w.as_str())
+            UNTUNED_NEXT.contains(&word.as_str())
         }
-        Some(c) => !matches!(c, '-' | '_' | '/' | '\''),
+        Some(first) => !matches!(first, '-' | '_' | '/' | '\''),
     };
     if !ends || negated_before(text, s) {
         return;
