@@ -1400,6 +1400,30 @@ fn candidates(text: &str) -> Vec<Candidate> {
     out
 }
 
+/// Whether the last letters of cell `a` and the first of cell `b` may start a word of
+/// [`in_split_vocab`] cut between them (`ign` | `ore`, `for` | `get every`): a cheap test
+/// that spares joining a column whose cells no word runs across (most tables' columns).
+fn cut_between(a: &str, b: &str) -> bool {
+    let a = a.as_bytes();
+    let tail = a
+        .iter()
+        .rev()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .count();
+    let head = b.bytes().take_while(u8::is_ascii_alphabetic).count();
+    if tail == 0 || head == 0 || tail + head > 12 {
+        return false;
+    }
+    let mut buf = [0u8; 12];
+    buf[..tail].copy_from_slice(&a[a.len() - tail..]);
+    buf[tail..tail + head].copy_from_slice(&b.as_bytes()[..head]);
+    buf[..tail + head].make_ascii_lowercase();
+    let joined = &buf[..tail + head];
+    SPLIT_VOCAB
+        .iter()
+        .any(|w| w.starts_with(joined) || joined.starts_with(w))
+}
+
 /// The cells of a Markdown table's row, trimmed, without the outer bars.
 fn cells_of(line: &str) -> Vec<&str> {
     let t = line.trim().trim_start_matches('|');
@@ -1485,6 +1509,9 @@ fn column_pieces(text: &str, out: &mut Vec<Candidate>) {
                     .all(|c| c.len() == 1 && c.as_bytes()[0].is_ascii_alphabetic());
             let decoded = if spelled {
                 Some(cells.concat())
+            } else if !cells.windows(2).any(|w| cut_between(w[0], w[1])) {
+                // No word of the vocabulary starts across any two cells: nothing to join.
+                None
             } else {
                 let column = cells.join("\n");
                 let mut runs = Vec::new();
