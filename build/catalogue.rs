@@ -221,6 +221,8 @@ pub(crate) fn main() {
         let token = e.token.as_deref().unwrap_or("");
         let gate = if context {
             "Some(near_word_gate)".to_string()
+        } else if let Some(n) = run_after(token, keywords) {
+            format!("Some(run_after_gate::<{n}>)")
         } else if starts_at_prefix(token, keywords) {
             "Some(word_start_gate)".to_string()
         } else if let Some(n) = run_before(token, keywords) {
@@ -292,11 +294,8 @@ fn run_before(token: &str, prefixes: &[String]) -> Option<usize> {
     let rest = &rest[rest.find("])(")? + 3..];
     let rest = rest.strip_prefix('[')?;
     let (class, rest) = rest.split_once(']')?;
-    let allowed = ["A-Z", "a-z", "0-9", "+", "/", "_", "-"];
-    let mut c = class;
-    while !c.is_empty() {
-        let part = allowed.iter().find(|p| c.starts_with(**p))?;
-        c = &c[part.len()..];
+    if !key_class(class) {
+        return None;
     }
     let rest = rest.strip_prefix('{')?;
     let (n, rest) = rest.split_once('}')?;
@@ -340,6 +339,65 @@ fn escape(s: &str) -> String {
     out
 }
 
+/// The run of a key's alphabet a token has right after its prefix at a word boundary
+/// (`\\b(00[A-Za-z0-9_-]{40})…`): `N` when the token is the prefix, a class of letters, digits
+/// and `+/_-`, and `{N}` or `{N,…}` of it, with no alternative at the top level. A prefix
+/// that prose holds by the thousand (`00` in every time and year) then wakes nothing unless
+/// that many key characters follow it.
+fn run_after(token: &str, prefixes: &[String]) -> Option<usize> {
+    let rest = token.strip_prefix("\\b")?;
+    if top_level_alternative(rest) {
+        return None;
+    }
+    let rest = rest.strip_prefix('(').unwrap_or(rest);
+    let lit_len = rest.chars().take_while(char::is_ascii_alphanumeric).count();
+    let (literal, rest) = rest.split_at(lit_len);
+    if literal.is_empty() || !prefixes.iter().any(|p| p.eq_ignore_ascii_case(literal)) {
+        return None;
+    }
+    let rest = rest.strip_prefix('[')?;
+    let (class, rest) = rest.split_once(']')?;
+    if !key_class(class) {
+        return None;
+    }
+    let rest = rest.strip_prefix('{')?;
+    let end = rest.find(['}', ','])?;
+    rest[..end].parse().ok()
+}
+
+/// Whether a regex source has an alternative (`|`) at its top level, outside groups and
+/// classes: such a token may start anywhere.
+fn top_level_alternative(source: &str) -> bool {
+    let (mut depth, mut class, mut escaped) = (0u32, false, false);
+    for c in source.chars() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '[' => class = true,
+            ']' => class = false,
+            '(' if !class => depth += 1,
+            ')' if !class => depth = depth.saturating_sub(1),
+            '|' if !class && depth == 0 => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Whether a class's inside (`A-Za-z0-9_-`) is made only of a key's alphabet: letters,
+/// digits and `+/_-`.
+fn key_class(class: &str) -> bool {
+    let allowed = ["A-Z", "a-z", "0-9", "+", "/", "_", "-"];
+    let mut c = class;
+    while !c.is_empty() {
+        let Some(part) = allowed.iter().find(|p| c.starts_with(**p)) else {
+            return false;
+        };
+        c = &c[part.len()..];
+    }
+    true
+}
+
 /// Whether every match of `token` starts with each of `prefixes` at a word boundary: the
 /// regex opens with `\b` and a literal (up to its first metacharacter) that begins with a
 /// word character and with every prefix (any case). Then a prefix found just after a word
@@ -350,18 +408,8 @@ fn starts_at_prefix(token: &str, prefixes: &[String]) -> bool {
         return false;
     };
     // An alternative at the top level may start anywhere.
-    let (mut depth, mut class, mut escaped) = (0u32, false, false);
-    for c in rest.chars() {
-        match c {
-            _ if escaped => escaped = false,
-            '\\' => escaped = true,
-            '[' => class = true,
-            ']' => class = false,
-            '(' if !class => depth += 1,
-            ')' if !class => depth = depth.saturating_sub(1),
-            '|' if !class && depth == 0 => return false,
-            _ => {}
-        }
+    if top_level_alternative(rest) {
+        return false;
     }
     // The token's opening as a sequence of character sets: literal characters and simple
     // classes (`c[ks]_`), up to the first other construct. A quantifier after an element

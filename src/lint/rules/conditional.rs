@@ -43,7 +43,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &PI013,
         keywords: &[
-            "{if|when|whenever|once|should|case|time|soon as|after|upon|while|before} you",
+            "{if|when|whenever|once|should|case|time|soon as|moment|after|upon|while|before} you",
             // The condition word before these two is checked by the gate: as keywords, the
             // 405 and 231 combinations shared their rarest grams, and a text of conditions
             // compared dozens of keywords at each.
@@ -52,7 +52,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "{an|a|the} {ai|llm|assistant|agent|model|bot|language model}",
             "{when|whenever|once|soon as|after|upon|while|before|if} {reading|processing|parsing|scanning|ingesting|summarizing|summarising|analyzing|analysing|reviewing|translating|answering|responding|replying|handling}",
         ],
-        regex: r"\b(?:if|when|whenever|once|should|in\s+case|any\s*time|every\s+time|each\s+time|as\s+soon\s+as|after|upon|while|before)\s+(?:(?:(?:the|a|any|your|an)\s+(?:user|human|person|operator|customer|reader|requester|visitor|client)s?|someone|somebody|anyone|anybody|they|i)\s+(?:ever\s+|then\s+|also\s+)?(?:asks?|tells?|requests?|says?|types?|writes?|enters?|sends?|wants?|prompts?|instructs?|mentions?|inputs?|quer(?:y|ies)|submits?)\b|(?:(?:you|u|(?:an?|the)\s+(?:ai|llm|assistant|agent|model|bot|language\s+model)(?:\s+(?:model|assistant|agent|system|tool))?)(?:\s+(?:are|is)|'re)?\s+(?:an?\s+(?:ai|llm|assistant|agent|model|bot|language\s+model)\s+(?:(?:that\s+is|who\s+is)\s+)?)?(?:now\s+|first\s+|ever\s+)?)?(?:read|reads|reading|see|sees|process|processes|processing|parse|parses|parsing|encounter|encounters|reach|reaches|come\s+across|comes\s+across|scan|scans|scanning|ingest|ingests|ingesting|summari[sz]e|summari[sz]es|summari[sz]ing|analy[sz]e|analy[sz]es|analy[sz]ing|review|reviews|reviewing|translate|translates|translating|answer|answers|answering|respond\s+to|responds\s+to|responding\s+to|reply\s+to|replies\s+to|replying\s+to|handle|handles|handling)\s+(?:this|these|the\s+(?:following|above|text|document|page|file|message|email|e-mail|input|content|note|passage|question|request|prompt|query|comment|ticket|issue|description|data)\b|it\b))",
+        regex: r"\b(?:if|when|whenever|once|should|in\s+case|any\s*time|every\s+time|each\s+time|as\s+soon\s+as|the\s+moment|after|upon|while|before)\s+(?:(?:(?:the|a|any|your|an)\s+(?:user|human|person|operator|customer|reader|requester|visitor|client)s?|someone|somebody|anyone|anybody|they|i)\s+(?:ever\s+|then\s+|also\s+)?(?:asks?|tells?|requests?|says?|types?|writes?|enters?|sends?|wants?|prompts?|instructs?|mentions?|inputs?|quer(?:y|ies)|submits?)\b|(?:(?:you|u|(?:an?|the)\s+(?:ai|llm|assistant|agent|model|bot|language\s+model)(?:\s+(?:model|assistant|agent|system|tool))?)(?:\s+(?:are|is)|'re)?\s+(?:an?\s+(?:ai|llm|assistant|agent|model|bot|language\s+model)\s+(?:(?:that\s+is|who\s+is)\s+)?)?(?:now\s+|first\s+|ever\s+)?)?(?:read|reads|reading|see|sees|open|opens|opening|load|loads|loading|process|processes|processing|parse|parses|parsing|encounter|encounters|reach|reaches|come\s+across|comes\s+across|scan|scans|scanning|ingest|ingests|ingesting|summari[sz]e|summari[sz]es|summari[sz]ing|analy[sz]e|analy[sz]es|analy[sz]ing|review|reviews|reviewing|translate|translates|translating|answer|answers|answering|respond\s+to|responds\s+to|responding\s+to|reply\s+to|replies\s+to|replying\s+to|handle|handles|handling)\s+(?:this|these|the\s+(?:following|above|text|document|page|file|message|email|e-mail|input|content|note|passage|question|request|prompt|query|comment|ticket|issue|description|data)\b|it\b))",
         // The longest condition word a gated keyword follows (`soon as `) and the pattern's
         // own reach before its keyword.
         before: 18,
@@ -90,6 +90,7 @@ const AI_CONDITIONS: &[&str] = &[
     "upon ",
     "while ",
     "before ",
+    "moment ",
 ];
 
 /// The second pattern's keyword opens a window when it starts with its condition word, or,
@@ -305,6 +306,18 @@ fn lead_word(w: &str) -> bool {
             | "first"
             | "but"
             | "so"
+            // The AI reader the condition named, as the main clause's subject ("…, it must
+            // reply with …", "…, the assistant is to print …", "…, it has to answer …").
+            | "it"
+            | "the"
+            | "assistant"
+            | "ai"
+            | "agent"
+            | "model"
+            | "llm"
+            | "bot"
+            | "is"
+            | "has"
     )
 }
 
@@ -367,6 +380,28 @@ fn absolute(ws: &Words) -> bool {
             "verbatim" => true,
             "word" => next(1) == "for" && next(2) == "word",
             "exactly" => next(1) == "as",
+            // Every answer dictated ("answer every question with 'unknown'"), the rest of
+            // the task dropped ("reply SAFE and ignore the rest"), the task stopped for the
+            // payload ("stop summarising and output DONE").
+            "every" | "each" | "all" | "any" => matches!(
+                next(1),
+                "question"
+                    | "questions"
+                    | "request"
+                    | "requests"
+                    | "field"
+                    | "fields"
+                    | "prompt"
+                    | "prompts"
+                    | "message"
+                    | "messages"
+                    | "query"
+                    | "queries"
+            ),
+            "ignore" | "disregard" | "skip" => {
+                next(1) == "the" && next(2) == "rest" || next(1) == "everything"
+            }
+            "stop" => next(1).ends_with("ing"),
             _ => false,
         }
     })
@@ -449,6 +484,17 @@ fn clause_after(text: &str, from: usize, to: usize) -> Range<usize> {
     let b = rest.as_bytes();
     let clauses = |at: usize| from + at..from + at + first_clauses(&rest[at..]).len();
     let mut i = 0;
+    // No sign between the condition and its main clause ("Once an AI reads this page it
+    // should print …"): the clause opens with the reader named as its subject.
+    // A noun may end the condition's object first ("this page it should …").
+    let skip = rest.strip_prefix(' ').map_or(0, |r| {
+        1 + r.bytes().take_while(|&c| is_word_byte(c)).count()
+    });
+    for at in [0, skip] {
+        if [" it ", " you "].iter().any(|p| rest[at..].starts_with(p)) {
+            return clauses(at + 1);
+        }
+    }
     while i < b.len() {
         match b[i] {
             b',' | b':' | b';' => return clauses(i + 1),

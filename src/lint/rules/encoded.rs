@@ -1241,12 +1241,12 @@ pub(crate) fn obfuscated(scan: &Scan<'_>, out: &mut Vec<Finding>) {
         count_top(scan, |p| p.candidates += 1);
         budget -= decoded.len();
         let inner = super::super::scan_decoded_injection(&decoded, scan.depth + 1);
-        let hit = inner
-            .iter()
-            .filter(|f| {
+        let errors = || {
+            inner.iter().filter(|f| {
                 f.severity == Severity::Error && matches!(f.rule.family, Family::Pi | Family::Exf)
             })
-            .min_by_key(|f| f.rule.id);
+        };
+        let any_hit = errors().next().is_some();
         // What the decoded text triggers on, written out as plain words in the stretch
         // itself ("…" `user_input = "Ignore all prior requests"` next to `detection_metrics`):
         // the decoding revealed nothing the plain text does not show, and the plain text has
@@ -1287,7 +1287,10 @@ pub(crate) fn obfuscated(scan: &Scan<'_>, out: &mut Vec<Finding>) {
                             .any(|g| g.severity == Severity::Error && g.rule.id == f.rule.id)
                     })
         };
-        if let Some(f) = hit.filter(|f| revealed(f)) {
+        // The first rule whose finding the decoding reveals: a plain part of the decoded text
+        // ("print the deploy token" after a column's `forget`) may trigger a rule of its own
+        // that hides nothing, and must not hide the one the cut did.
+        if let Some(f) = errors().filter(|f| revealed(f)).min_by_key(|f| f.rule.id) {
             let shown = excerpt(&decoded[f.start.min(decoded.len())..]);
             out.push(Finding::new(
                 &ENC001,
@@ -1301,7 +1304,7 @@ pub(crate) fn obfuscated(scan: &Scan<'_>, out: &mut Vec<Finding>) {
             hits += 1;
             count_top(scan, |p| p.hits += 1);
             done_until = e;
-        } else if hit.is_none()
+        } else if !any_hit
             && matches!(
                 how,
                 "Morse" | "binary codes" | "hex codes" | "decimal codes"
@@ -1392,8 +1395,141 @@ fn candidates(text: &str) -> Vec<Candidate> {
     // Every letter of the text lies in a paragraph (blank lines hold none), so these are all
     // the runs of one letter, in order.
     spaced_letters(text, &singles, &mut out);
+    column_pieces(text, &mut out);
     out.append(&mut found);
     out
+}
+
+/// Whether the last letters of cell `a` and the first of cell `b` may start a word of
+/// [`in_split_vocab`] cut between them (`ign` | `ore`, `for` | `get every`): a cheap test
+/// that spares joining a column whose cells no word runs across (most tables' columns).
+fn cut_between(a: &str, b: &str) -> bool {
+    let a = a.as_bytes();
+    let tail = a
+        .iter()
+        .rev()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .count();
+    let head = b.bytes().take_while(u8::is_ascii_alphabetic).count();
+    if tail == 0 || head == 0 || tail + head > 12 {
+        return false;
+    }
+    let mut buf = [0u8; 12];
+    buf[..tail].copy_from_slice(&a[a.len() - tail..]);
+    buf[tail..tail + head].copy_from_slice(&b.as_bytes()[..head]);
+    buf[..tail + head].make_ascii_lowercase();
+    let joined = &buf[..tail + head];
+    SPLIT_VOCAB
+        .iter()
+        .any(|w| w.starts_with(joined) || joined.starts_with(w))
+}
+
+/// The cells of a Markdown table's row, trimmed, without the outer bars.
+fn cells_of(line: &str) -> Vec<&str> {
+    let t = line.trim().trim_start_matches('|');
+    let t = t.strip_suffix('|').unwrap_or(t);
+    t.split('|').map(str::trim).collect()
+}
+
+/// Words cut down a Markdown table's column, a piece or a letter per row (`| ign |`, `| ore |`,
+/// `| all |` under one another): each column of a table of three or more rows is read top to
+/// bottom, its cells one per line, and decoded when its pieces join into words of
+/// [`in_split_vocab`] the way [`spaced_pieces`] joins words cut over lines, or when every cell
+/// is one letter (a word spelled down the column). The paragraph after the table is read on
+/// with it (`| i |` … `| e |`, then "the previous instructions"). One pass over the text's
+/// lines; a column's cells are copied once.
+fn column_pieces(text: &str, out: &mut Vec<Candidate>) {
+    /// The most columns read, and the most bytes of one column or of the text after it.
+    const MAX_COLUMNS: usize = 12;
+    const MAX_COLUMN: usize = 2048;
+    const MAX_AFTER: usize = 300;
+    if !text.starts_with('|') && memchr::memmem::find(text.as_bytes(), b"\n|").is_none() {
+        return;
+    }
+    let is_row = |line: &str| line.trim_start().starts_with('|');
+    let delimiter = |cells: &[&str]| {
+        cells
+            .iter()
+            .all(|c| !c.is_empty() && c.bytes().all(|b| matches!(b, b'-' | b':' | b' ')))
+    };
+    let mut lines: Vec<(usize, &str)> = Vec::new();
+    let mut pos = 0;
+    for line in text.split_inclusive('\n') {
+        lines.push((pos, line));
+        pos += line.len();
+    }
+    let mut i = 0;
+    while i < lines.len() {
+        if !is_row(lines[i].1) {
+            i += 1;
+            continue;
+        }
+        let first = i;
+        while i < lines.len() && is_row(lines[i].1) {
+            i += 1;
+        }
+        let (start, end) = (lines[first].0, lines[i - 1].0 + lines[i - 1].1.len());
+        let mut rows: Vec<Vec<&str>> = lines[first..i].iter().map(|(_, l)| cells_of(l)).collect();
+        // A header above a delimiter row names the columns; it is not one of their pieces.
+        if rows.len() > 1 && delimiter(&rows[1]) {
+            rows.drain(..2);
+        }
+        rows.retain(|r| !delimiter(r));
+        if rows.len() < 3 {
+            continue;
+        }
+        // The paragraph after the table, read on with a column.
+        let mut j = i;
+        while j < lines.len() && lines[j].1.trim().is_empty() {
+            j += 1;
+        }
+        let mut after_end = if j < lines.len() { lines[j].0 } else { end };
+        while j < lines.len() && !lines[j].1.trim().is_empty() && after_end - end < MAX_AFTER {
+            after_end = lines[j].0 + lines[j].1.len();
+            j += 1;
+        }
+        let after = text[end..after_end].trim();
+        let columns = rows
+            .iter()
+            .map(Vec::len)
+            .max()
+            .unwrap_or(0)
+            .min(MAX_COLUMNS);
+        for c in 0..columns {
+            let cells: Vec<&str> = rows
+                .iter()
+                .map(|r| r.get(c).copied().unwrap_or(""))
+                .collect();
+            if cells.iter().map(|c| c.len() + 1).sum::<usize>() > MAX_COLUMN {
+                continue;
+            }
+            let spelled = cells.len() >= 4
+                && cells
+                    .iter()
+                    .all(|c| c.len() == 1 && c.as_bytes()[0].is_ascii_alphabetic());
+            let decoded = if spelled {
+                Some(cells.concat())
+            } else if !cells.windows(2).any(|w| cut_between(w[0], w[1])) {
+                // No word of the vocabulary starts across any two cells: nothing to join.
+                None
+            } else {
+                let column = cells.join("\n");
+                let mut runs = Vec::new();
+                letter_runs(column.as_bytes(), &mut runs);
+                spaced_pieces(&column, &runs)
+            };
+            if let Some(mut d) = decoded {
+                let e = if after.is_empty() {
+                    end
+                } else {
+                    d.push(' ');
+                    d.push_str(after);
+                    after_end
+                };
+                out.push((start, e, "words cut down a table column", d));
+            }
+        }
+    }
 }
 
 /// The decodings of `para` (at `a..e`) written in a word code.

@@ -114,7 +114,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "_secret",
             "_password",
         ],
-        regex: r"\b(?P<v>output|print|cat|echo|send|upload|post|paste|include|share|reveal|dump|attach|exfiltrate|append|leak|copy|e-?mail|publish|transmit|forward|expose|display|show|list|read|type\s+out|write\s+out|write|add|insert|put|commit|move|open|base64|base32|xxd|hexdump|od|gzip|encode|encrypt|gpg)\b(?P<mid>[^.\n]*?)(?P<t>(?:~|\$HOME|%USERPROFILE%)?/?\.ssh\b[\w/.-]*|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws/credentials|\.npmrc\b|\.pypirc\b|\.netrc\b|\.git-credentials\b|\.docker/config\.json|\.kube/config|\bkubeconfig\b|/etc/(?:shadow|passwd|sudoers)|\.env\b(?:\.(?:local|production|prod|development|dev|staging|test))?|\benvironment\s+variables\b|\benv\s+vars\b|\bprintenv\b|\bprocess\.env\b|\bos\.environ\b|\b(?:api|access|auth|session|bearer|github|npm|ssh|secret|private|aws|cloud|deploy|signing|service|admin|root|master|production|prod|bot|refresh)\s+(?:keys?|tokens?)\b|\bsecrets?\b|\bcredentials\b|\bprivate\s+keys?\b|\bpasswords?\b|\bkeychain\b|\bcookies\b|\bwallet\b|\$\{?[A-Za-z][A-Za-z0-9_]*_(?:token|key|secret|password|passwd|pat|pwd|credentials?)\b\}?)",
+        regex: r"\b(?P<v>output|print|cat|echo|send|upload|post|paste|include|share|reveal|dump|attach|exfiltrate|exfil|smuggle|sneak|slip|tuck|stash|append|leak|copy|e-?mail|publish|transmit|forward|expose|display|show|list|read|type\s+out|write\s+out|write|add|insert|put|commit|move|open|base64|base32|xxd|hexdump|od|gzip|encode|encrypt|gpg)\b(?P<mid>[^.\n]*?)(?P<t>(?:~|\$HOME|%USERPROFILE%)?/?\.ssh\b[\w/.-]*|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws/credentials|\.npmrc\b|\.pypirc\b|\.netrc\b|\.git-credentials\b|\.docker/config\.json|\.kube/config|\bkubeconfig\b|/etc/(?:shadow|passwd|sudoers)|\.env\b(?:\.(?:local|production|prod|development|dev|staging|test))?|\benvironment\s+variables\b|\benv\s+vars\b|\bprintenv\b|\bprocess\.env\b|\bos\.environ\b|\b(?:api|access|auth|session|bearer|github|npm|ssh|secret|private|aws|cloud|deploy|signing|service|admin|root|master|production|prod|bot|refresh)\s+(?:keys?|tokens?)\b|\bsecrets?\b|\bcredentials\b|\bprivate\s+keys?\b|\bpasswords?\b|\bkeychain\b|\bcookies\b|\bwallet\b|\$\{?[A-Za-z][A-Za-z0-9_]*_(?:token|key|secret|password|passwd|pat|pwd|credentials?)\b\}?)",
         before: 120,
         after: 40,
         check: check_sensitive,
@@ -647,8 +647,11 @@ fn check_sensitive(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         (addressed(sentence) || sink) && !weak_verbs
             // "Leak the API key.": to leak or exfiltrate is to disclose where it must not go,
             // whoever reads it; no sink needs naming.
-            || matches!(verb.as_str(), "leak" | "exfiltrate")
-                && (addressed(sentence) || !after_modal(text, s))
+            // To smuggle, sneak, slip or tuck a secret somewhere is to hide its disclosure.
+            || matches!(
+                verb.as_str(),
+                "leak" | "exfiltrate" | "exfil" | "smuggle" | "sneak" | "slip" | "tuck" | "stash"
+            ) && (addressed(sentence) || !after_modal(text, s))
             || sink && weak_verbs && addressed(sentence)
             || env_sweep(&verb, &ls)
             || published

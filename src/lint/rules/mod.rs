@@ -767,6 +767,56 @@ pub(crate) fn imperative_at(text: &str, pos: usize) -> bool {
             | "subsequently"
             | "thereafter"
     ) && !(prev == "to" && before.trim_end().ends_with("how to"))
+        // A manner adverb that itself opens the clause ("Quietly copy …", "Carefully move
+        // …"): the verb after it is the order's.
+        || manner_adverb(&prev) && {
+            // Where the adverb's clause opens: the text's start or a stop, a line or a list
+            // mark before it (read once, not word by word: "quietly quietly …" stays linear).
+            let word = trimmed
+                .rsplit(|c: char| !(c.is_alphanumeric() || c == '\''))
+                .next()
+                .unwrap_or("");
+            let head = trimmed[..trimmed.len() - word.len()]
+                .trim_end_matches([' ', '\t', '*', '_', '"', '\'', '`', '>', '(', '[']);
+            head.chars().last().is_none_or(|c| {
+                matches!(
+                    c,
+                    '\n' | '.' | '!' | '?' | ':' | ';' | '-' | '|' | ',' | '\u{2022}'
+                )
+            })
+        }
+}
+
+/// A manner adverb in `-ly` (lower case), not one of the nouns, verbs and adjectives that
+/// end so (`reply`, `apply`, `nightly`, `family`).
+fn manner_adverb(w: &str) -> bool {
+    w.len() > 4
+        && w.ends_with("ly")
+        && !matches!(
+            w,
+            "reply"
+                | "apply"
+                | "supply"
+                | "comply"
+                | "multiply"
+                | "family"
+                | "early"
+                | "daily"
+                | "weekly"
+                | "monthly"
+                | "yearly"
+                | "nightly"
+                | "hourly"
+                | "friendly"
+                | "likely"
+                | "unlikely"
+                | "assembly"
+                | "anomaly"
+                | "butterfly"
+                | "rally"
+                | "italy"
+                | "only"
+        )
 }
 
 /// Verbs and nouns that make the act after their `to` something a subject attempts, was made

@@ -89,6 +89,18 @@ fn word_start_gate(b: &Site<'_>, start: usize, _end: usize) -> bool {
     start == 0 || !(b[start - 1].is_ascii_alphanumeric() || b[start - 1] == b'_')
 }
 
+/// The gate of a prefix entry whose token is its prefix at a word boundary and then `N`
+/// characters of a key's alphabet (`00` and forty, chosen by `build.rs`): the byte before
+/// the prefix is no word character and the `N` bytes after it are letters, digits or
+/// `+/_-`. A prefix prose is full of (`00` in `10:00`, `2000`) compiles nothing then.
+fn run_after_gate<const N: usize>(b: &Site<'_>, start: usize, end: usize) -> bool {
+    word_start_gate(b, start, end)
+        && b.get(end..end + N).is_some_and(|run| {
+            run.iter()
+                .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'_' | b'-'))
+        })
+}
+
 /// The gate of a prefix entry whose token is `N` characters of a key's alphabet and then
 /// its literal (`[A-Za-z0-9]{42}AzSe…`, chosen by `build.rs`): the `N` bytes before the
 /// literal are letters, digits or `+/_-`. Random capitals and digits hold such literals by
