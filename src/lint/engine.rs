@@ -4471,16 +4471,15 @@ mod differential {
     /// wakes, left by review atk44 with the reason: an event attribute of any name
     /// (`on[a-z]+`, PI014), an Oracle connect string on any port (SEC130), `allow"*"` with
     /// no blank (PI008 settings), a hook linked to `/bin/false` by a one-letter option,
-    /// Spanish `quite` (an English word), a verb form no sentence uses (`do not
-    /// disclosing`), one language's verb with another's noun and Cyrillic written in Latin
-    /// look-alikes (PI006), a persona named and called a `machine` or `program` (PI004), a
-    /// rules setting at a text's first byte, `turn <noun> down` with a noun the list lacks.
+    /// Spanish `quite` (an English word), one language's verb with another's noun and
+    /// Cyrillic written in Latin look-alikes (PI006), a persona named and called a `machine`
+    /// or `program` (PI004), a rules setting at a text's first byte, `turn <noun> down` with
+    /// a noun the list lacks.
     const LEFT: &[&str] = &[
         "PI004 chatbot",
         "PI004 refus",
         "PI004 rules",
         "PI006 instrucciones",
-        "PI007 tell",
         "PI008 bash(",
         "PI008 deaktivier",
         "PI008 hooks/",

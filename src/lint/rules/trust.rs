@@ -335,18 +335,15 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "admit",
             // The regex's other verbs (review atk44 #2: "do not alert the user", "the user
             // doesn't notice", "don't note that the tests were skipped").
-            "alert",
-            "bother",
-            "ping",
-            "see",
-            "notice",
-            "learn",
+            "{not|n't|nt|never} {alert|bother|ping}",
+            "{not|n't|nt|to|ever} {see|notice|learn}",
             "not note",
             "not noting",
             "nt note",
             "nt noting",
             "let on",
             "letting on",
+            "disclosing",
         ],
         regex: concat!(
             r"(?:[;,:(]|\u{2014}|\s(?:and|but))\s*(?:and\s+|but\s+|just\s+)?((?:do\s+not|don'?t|never)\s+(?:tell|inform|notify|alert|bother|ping|mention\s+(?:it|this|that|anything)|say\s+(?:anything|a\s+word)|let\s+(?:the\s+|your\s+|any\s+)?\w+\s+know)\s+(?:it\s+|this\s+|anything\s+)?(?:to\s+)?(?:the\s+|your\s+|any\s+|our\s+)?",
