@@ -4310,7 +4310,11 @@ mod differential {
                     ['a', 'e', 's', 'x', ' ', '0', '-']
                         .into_iter()
                         .find(|&ch| has(ch))
-                        .or_else(|| u.ranges().first().map(|r| r.start()))
+                        .or_else(|| {
+                            u.ranges()
+                                .first()
+                                .map(regex_syntax::hir::ClassUnicodeRange::start)
+                        })
                         .map(String::from)
                         .unwrap_or_default()
                 }
@@ -4319,7 +4323,12 @@ mod differential {
                     [b'a', b'e', b's', b'x', b' ', b'0', b'-']
                         .into_iter()
                         .find(|&ch| has(ch))
-                        .or_else(|| b.ranges().first().map(|r| r.start()).filter(u8::is_ascii))
+                        .or_else(|| {
+                            b.ranges()
+                                .first()
+                                .map(regex_syntax::hir::ClassBytesRange::start)
+                                .filter(u8::is_ascii)
+                        })
                         .map(|c| char::from(c).to_string())
                         .unwrap_or_default()
                 }
@@ -4388,10 +4397,11 @@ mod differential {
     /// `the text` and `the message`, none of its wake words, review atk44 #2).
     #[test]
     fn the_engine_finds_what_each_rules_regex_finds_on_its_own_alternatives() {
-        let mut misses: std::collections::BTreeMap<String, (usize, String)> = Default::default();
+        let mut misses: std::collections::BTreeMap<String, (usize, String)> =
+            std::collections::BTreeMap::default();
         let (mut texts, mut with_expect) = (0usize, 0usize);
         let only: Option<String> = std::env::var("AAHP_DIFF_RULE").ok();
-        for (pi, p) in crate::lint::rules::all_patterns().into_iter().enumerate() {
+        for p in crate::lint::rules::all_patterns() {
             if only.as_deref().is_some_and(|o| o != p.rule.id) {
                 continue;
             }
@@ -4442,7 +4452,8 @@ mod differential {
                             .map(|m| m.as_str().to_lowercase())
                             .unwrap_or_default();
                         if e.1.matches(" | ").count() < 6 && !e.1.contains(&format!("{m:?}")) {
-                            e.1.push_str(&format!(" | {m:?}"));
+                            use std::fmt::Write as _;
+                            let _ = write!(e.1, " | {m:?}");
                         }
                     }
                 }

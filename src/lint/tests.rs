@@ -3135,6 +3135,12 @@ fn every_encoding_of_a_blocked_sentence_is_blocked_in_every_framing() {
         }
         out
     }
+    fn each_line(t: &str, before: &str, after: &str) -> String {
+        t.lines().fold(String::new(), |mut o, l| {
+            let _ = write!(o, "{before}{l}{after}");
+            o
+        })
+    }
     fn wrap(s: &str, w: usize) -> String {
         s.as_bytes()
             .chunks(w)
@@ -3186,17 +3192,19 @@ fn every_encoding_of_a_blocked_sentence_is_blocked_in_every_framing() {
             .collect::<Vec<_>>()
             .join(" / ")
     }
-    let encodings: Vec<(&str, fn(&str) -> String)> = vec![
+    type Coder = fn(&str) -> String;
+    let encodings: Vec<(&str, Coder)> = vec![
         ("rot13", |s| rules::encoded::rot13(s)),
         ("reversed", |s| s.chars().rev().collect()),
         ("base64", |s| b64(s.as_bytes())),
         ("base64 wrapped 76", |s| wrap(&b64(s.as_bytes()), 76)),
         ("base64 wrapped 40", |s| wrap(&b64(s.as_bytes()), 40)),
         ("hex wrapped 32", |s| {
-            wrap(
-                &s.bytes().map(|b| format!("{b:02x}")).collect::<String>(),
-                32,
-            )
+            let mut hex = String::new();
+            for b in s.bytes() {
+                let _ = write!(hex, "{b:02x}");
+            }
+            wrap(&hex, 32)
         }),
         ("hex pairs wrapped", |s| {
             s.as_bytes()
@@ -3220,7 +3228,12 @@ fn every_encoding_of_a_blocked_sentence_is_blocked_in_every_framing() {
         ("percent wrapped", |s| {
             s.as_bytes()
                 .chunks(8)
-                .map(|c| c.iter().map(|b| format!("%{b:02x}")).collect::<String>())
+                .map(|c| {
+                    c.iter().fold(String::new(), |mut o, b| {
+                        let _ = write!(o, "%{b:02x}");
+                        o
+                    })
+                })
                 .collect::<Vec<_>>()
                 .join("\n")
         }),
@@ -3230,25 +3243,16 @@ fn every_encoding_of_a_blocked_sentence_is_blocked_in_every_framing() {
             morse(s).replace(" / ", "\t")
         }),
     ];
-    let framings: Vec<(&str, fn(&str) -> String)> = vec![
+    let framings: Vec<(&str, Coder)> = vec![
         ("alone", |t| format!("{t}\n")),
-        ("list item", |t| {
-            t.lines().map(|l| format!("- {l}\n")).collect()
-        }),
-        ("quote", |t| t.lines().map(|l| format!("> {l}\n")).collect()),
+        ("list item", |t| each_line(t, "- ", "\n")),
+        ("quote", |t| each_line(t, "> ", "\n")),
         ("table cell", |t| {
-            format!(
-                "| note |\n|---|\n{}",
-                t.lines().map(|l| format!("| {l} |\n")).collect::<String>()
-            )
+            format!("| note |\n|---|\n{}", each_line(t, "| ", " |\n"))
         }),
-        ("indented", |t| {
-            t.lines().map(|l| format!("    {l}\n")).collect()
-        }),
-        ("code span", |t| {
-            t.lines().map(|l| format!("`{l}`\n")).collect()
-        }),
-        ("crlf", |t| t.lines().map(|l| format!("{l}\r\n")).collect()),
+        ("indented", |t| each_line(t, "    ", "\n")),
+        ("code span", |t| each_line(t, "`", "`\n")),
+        ("crlf", |t| each_line(t, "", "\r\n")),
         ("after plain words", |t| {
             format!(
                 "Thanks for all of this, it is the note for you and the team with the plan in it. {t}\n"

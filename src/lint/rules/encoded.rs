@@ -273,17 +273,13 @@ fn wrapped_runs(scan: &Scan<'_>, existing: &super::super::text::Spans, out: &mut
             continue;
         };
         let whole_line = wrapped_payload(line, least).is_some();
-        if !whole_line && block.is_some() {
-            if !flush(&mut block, out) {
-                return;
-            }
+        if !whole_line && block.is_some() && !flush(&mut block, out) {
+            return;
         }
         // The lines of one wrapped run are as long as its first, but the last.
         let n = e - s;
-        if block.is_some() && (short || n > width) {
-            if !flush(&mut block, out) {
-                return;
-            }
+        if block.is_some() && (short || n > width) && !flush(&mut block, out) {
+            return;
         }
         let b = block.get_or_insert_with(|| {
             (width, short) = (n, false);
@@ -3609,9 +3605,9 @@ mod tests {
                 let mut coded = |a: usize, b: usize, part: &str, code: Option<Code>| match code {
                     Some(Code::Rot13) => candidates.push((a, b, "ROT13", rot13(part))),
                     Some(Code::Reversed) => {
-                        let part = part.replace('\r', "");
-                        candidates.push((a, b, "reversed", part.chars().rev().collect()));
-                        candidates.push((a, b, "reversed words", reverse_words(&part)));
+                        let unreturned = part.replace('\r', "");
+                        candidates.push((a, b, "reversed", unreturned.chars().rev().collect()));
+                        candidates.push((a, b, "reversed words", reverse_words(&unreturned)));
                     }
                     None => {}
                 };
