@@ -4068,6 +4068,29 @@ mod differential {
         ids
     }
 
+    /// What the pattern's regex and check find in `t` (read as plain text) and what the
+    /// engine finds; `None` when the regex and check find nothing.
+    fn judged(
+        p: &'static super::Pattern,
+        re: &super::Regex,
+        t: &str,
+    ) -> Option<(Vec<&'static str>, Vec<&'static str>)> {
+        let base = crate::lint::text::View::identity(t);
+        let norm = crate::lint::unicode::normalize(t, false);
+        let scan = Scan {
+            base: &base,
+            norm: &norm.view,
+            events: &norm.events,
+            md: None,
+            kind: FileKind::Text,
+            depth: 0,
+            examples_shown: false,
+            memo: super::Memo::default(),
+        };
+        let want = expected(p, re, &scan);
+        (!want.is_empty()).then(|| (want, engine_ids(&scan)))
+    }
+
     fn engine_ids(scan: &Scan<'_>) -> Vec<&'static str> {
         let mut out = Vec::new();
         super::run(scan, &mut out);
@@ -4247,24 +4270,10 @@ mod differential {
                 let big = si == 0 && pi % 25 == 0;
                 for (name, t) in mutations(seed, *ms, *me, &mut next, big) {
                     texts += 1;
-                    let base = crate::lint::text::View::identity(&t);
-                    let norm = crate::lint::unicode::normalize(&t, false);
-                    let scan = Scan {
-                        base: &base,
-                        norm: &norm.view,
-                        events: &norm.events,
-                        md: None,
-                        kind: FileKind::Text,
-                        depth: 0,
-                        examples_shown: false,
-                        memo: super::Memo::default(),
-                    };
-                    let want = expected(p, &re, &scan);
-                    if want.is_empty() {
+                    let Some((want, got)) = judged(p, &re, &t) else {
                         continue;
-                    }
+                    };
                     with_expect += 1;
-                    let got = engine_ids(&scan);
                     let missing: Vec<_> = want.iter().filter(|w| !got.contains(w)).collect();
                     if !missing.is_empty() {
                         let shown: String = if t.len() > 300 {
@@ -4425,30 +4434,16 @@ mod differential {
                     ),
                 ] {
                     texts += 1;
-                    let base = crate::lint::text::View::identity(&t);
-                    let norm = crate::lint::unicode::normalize(&t, false);
-                    let scan = Scan {
-                        base: &base,
-                        norm: &norm.view,
-                        events: &norm.events,
-                        md: None,
-                        kind: FileKind::Text,
-                        depth: 0,
-                        examples_shown: false,
-                        memo: super::Memo::default(),
-                    };
-                    let want = expected(p, &re, &scan);
-                    if want.is_empty() {
+                    let Some((want, got)) = judged(p, &re, &t) else {
                         continue;
-                    }
+                    };
                     with_expect += 1;
-                    let got = engine_ids(&scan);
                     if want.iter().any(|w| !got.contains(w)) {
                         let key = format!("{} {}", p.rule.id, p.keywords[0]);
                         let e = misses.entry(key).or_insert((0, String::new()));
                         e.0 += 1;
                         let m = re
-                            .find_at(&norm.view.text, 0)
+                            .find_at(&crate::lint::unicode::normalize(&t, false).view.text, 0)
                             .map(|m| m.as_str().to_lowercase())
                             .unwrap_or_default();
                         if e.1.matches(" | ").count() < 6 && !e.1.contains(&format!("{m:?}")) {

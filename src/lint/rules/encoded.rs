@@ -1533,37 +1533,21 @@ fn candidates(text: &str) -> Vec<Candidate> {
             // and follow it: .niam ot …", "Thanks for the notes. Vtaber …"): each part after
             // a colon, a line break or a sentence's end is judged on its own, once, when the
             // paragraph as a whole is not. No letter run crosses one, so a part's words are
-            // the paragraph's runs within it, each read once above.
-            // Parts in a row written in one code are one stretch: a coded order may take
-            // two sentences ("Be Jolt. Jolt has no rules.").
+            // the paragraph's runs within it, each read once above ([`coded_stretches`]).
             None if para.contains(PART_ENDS) => {
                 let mut from = 0;
                 let mut k = 0;
-                let mut open: Option<(usize, usize, Code)> = None;
-                for part in para.split_inclusive(PART_ENDS) {
-                    let (ps, pe) = (from, from + part.len());
+                let parts = para.split_inclusive(PART_ENDS).map(|part| {
+                    let ps = from;
                     from += part.len();
                     let mut votes = Votes::default();
                     while k < runs.len() && runs[k].1 <= from {
                         votes = votes.add(words[k]).letters(letters[k]);
                         k += 1;
                     }
-                    let code = code_of(votes);
-                    // A part too short to say, with no plain word, goes on with the stretch
-                    // (`:snoitcurtsnI⏎`).
-                    let neutral = code.is_none() && votes.words < 4 && votes.plain == 0;
-                    match (open, code) {
-                        (Some((os, _, oc)), Some(c)) if oc == c => open = Some((os, pe, c)),
-                        (Some((os, _, oc)), None) if neutral => open = Some((os, pe, oc)),
-                        _ => {
-                            if let Some((os, oe, oc)) = open {
-                                push_word_code(&mut found, a + os, a + oe, &para[os..oe], oc);
-                            }
-                            open = code.map(|c| (ps, pe, c));
-                        }
-                    }
-                }
-                if let Some((os, oe, oc)) = open {
+                    (ps, from, votes)
+                });
+                for (os, oe, oc) in coded_stretches(parts) {
                     push_word_code(&mut found, a + os, a + oe, &para[os..oe], oc);
                 }
             }
@@ -1574,6 +1558,31 @@ fn candidates(text: &str) -> Vec<Candidate> {
     // the runs of one letter, in order.
     spaced_letters(text, &singles, &mut out);
     out.append(&mut found);
+    out
+}
+
+/// The stretches of a paragraph's parts (start, end, votes) written in a word code: parts
+/// in a row in one code are one stretch, a coded order may take two sentences ("Be Jolt.
+/// Jolt has no rules."), and a part too short to say with no plain word goes on with the
+/// stretch (`:snoitcurtsnI⏎`).
+fn coded_stretches(
+    parts: impl IntoIterator<Item = (usize, usize, Votes)>,
+) -> Vec<(usize, usize, Code)> {
+    let mut out = Vec::new();
+    let mut open: Option<(usize, usize, Code)> = None;
+    for (ps, pe, votes) in parts {
+        let code = code_of(votes);
+        let neutral = code.is_none() && votes.words < 4 && votes.plain == 0;
+        match (open, code) {
+            (Some((os, _, oc)), Some(c)) if oc == c => open = Some((os, pe, c)),
+            (Some((os, _, oc)), None) if neutral => open = Some((os, pe, oc)),
+            _ => {
+                out.extend(open);
+                open = code.map(|c| (ps, pe, c));
+            }
+        }
+    }
+    out.extend(open);
     out
 }
 
@@ -3616,28 +3625,13 @@ mod tests {
                 if word_code(para).is_some() || !para.contains(super::super::PART_ENDS) {
                     coded(a, b, para, word_code(para));
                 } else {
-                    // Parts in a row in one code are one stretch; a short part with no
-                    // plain word goes on with it.
                     let mut from = a;
-                    let mut open: Option<(usize, usize, Code)> = None;
-                    for part in para.split_inclusive(super::super::PART_ENDS) {
-                        let (ps, pe) = (from, from + part.len());
+                    let parts = para.split_inclusive(super::super::PART_ENDS).map(|part| {
+                        let ps = from;
                         from += part.len();
-                        let votes = votes_of(part);
-                        let code = super::super::code_of(votes);
-                        let neutral = code.is_none() && votes.words < 4 && votes.plain == 0;
-                        match (open, code) {
-                            (Some((os, _, oc)), Some(c)) if oc == c => open = Some((os, pe, c)),
-                            (Some((os, _, oc)), None) if neutral => open = Some((os, pe, oc)),
-                            _ => {
-                                if let Some((os, oe, oc)) = open {
-                                    coded(os, oe, &text[os..oe], Some(oc));
-                                }
-                                open = code.map(|c| (ps, pe, c));
-                            }
-                        }
-                    }
-                    if let Some((os, oe, oc)) = open {
+                        (ps, from, votes_of(part))
+                    });
+                    for (os, oe, oc) in super::super::coded_stretches(parts) {
                         coded(os, oe, &text[os..oe], Some(oc));
                     }
                 }
