@@ -4719,6 +4719,29 @@ mod differential {
         ids
     }
 
+    /// What the pattern's regex and check find in `t` (read as plain text) and what the
+    /// engine finds; `None` when the regex and check find nothing.
+    fn judged(
+        p: &'static super::Pattern,
+        re: &super::Regex,
+        t: &str,
+    ) -> Option<(Vec<&'static str>, Vec<&'static str>)> {
+        let base = crate::lint::text::View::identity(t);
+        let norm = crate::lint::unicode::normalize(t, false);
+        let scan = Scan {
+            base: &base,
+            norm: &norm.view,
+            events: &norm.events,
+            md: None,
+            kind: FileKind::Text,
+            depth: 0,
+            examples_shown: false,
+            memo: super::Memo::default(),
+        };
+        let want = expected(p, re, &scan);
+        (!want.is_empty()).then(|| (want, engine_ids(&scan)))
+    }
+
     fn engine_ids(scan: &Scan<'_>) -> Vec<&'static str> {
         let mut out = Vec::new();
         super::run(scan, &mut out);
@@ -4898,24 +4921,10 @@ mod differential {
                 let big = si == 0 && pi % 25 == 0;
                 for (name, t) in mutations(seed, *ms, *me, &mut next, big) {
                     texts += 1;
-                    let base = crate::lint::text::View::identity(&t);
-                    let norm = crate::lint::unicode::normalize(&t, false);
-                    let scan = Scan {
-                        base: &base,
-                        norm: &norm.view,
-                        events: &norm.events,
-                        md: None,
-                        kind: FileKind::Text,
-                        depth: 0,
-                        examples_shown: false,
-                        memo: super::Memo::default(),
-                    };
-                    let want = expected(p, &re, &scan);
-                    if want.is_empty() {
+                    let Some((want, got)) = judged(p, &re, &t) else {
                         continue;
-                    }
+                    };
                     with_expect += 1;
-                    let got = engine_ids(&scan);
                     let missing: Vec<_> = want.iter().filter(|w| !got.contains(w)).collect();
                     if !missing.is_empty() {
                         let shown: String = if t.len() > 300 {
@@ -4948,4 +4957,190 @@ mod differential {
         );
         assert!(with_expect > 5_000, "{with_expect} texts with findings");
     }
+    /// Strings the regex `hir` matches, each alternative of every alternation taken at least
+    /// once (the others at their first), repetitions at their least count (and once more
+    /// when that is none), a class as one of its letters (else its first character).
+    fn alternatives(hir: &regex_syntax::hir::Hir, cap: usize) -> Vec<String> {
+        use regex_syntax::hir::{Class, HirKind};
+        let pick = |c: &Class| -> String {
+            match c {
+                Class::Unicode(u) => {
+                    let has =
+                        |ch: char| u.ranges().iter().any(|r| r.start() <= ch && ch <= r.end());
+                    ['a', 'e', 's', 'x', ' ', '0', '-']
+                        .into_iter()
+                        .find(|&ch| has(ch))
+                        .or_else(|| {
+                            u.ranges()
+                                .first()
+                                .map(regex_syntax::hir::ClassUnicodeRange::start)
+                        })
+                        .map(String::from)
+                        .unwrap_or_default()
+                }
+                Class::Bytes(b) => {
+                    let has = |ch: u8| b.ranges().iter().any(|r| r.start() <= ch && ch <= r.end());
+                    [b'a', b'e', b's', b'x', b' ', b'0', b'-']
+                        .into_iter()
+                        .find(|&ch| has(ch))
+                        .or_else(|| {
+                            b.ranges()
+                                .first()
+                                .map(regex_syntax::hir::ClassBytesRange::start)
+                                .filter(u8::is_ascii)
+                        })
+                        .map(|c| char::from(c).to_string())
+                        .unwrap_or_default()
+                }
+            }
+        };
+        match hir.kind() {
+            HirKind::Empty | HirKind::Look(_) => vec![String::new()],
+            HirKind::Literal(l) => vec![String::from_utf8_lossy(&l.0).into_owned()],
+            HirKind::Class(c) => vec![pick(c)],
+            HirKind::Capture(c) => alternatives(&c.sub, cap),
+            HirKind::Repetition(r) => {
+                let inner = alternatives(&r.sub, cap);
+                let n = r.min.max(1) as usize;
+                let mut out: Vec<String> = inner
+                    .iter()
+                    .map(|v| {
+                        let mut s = v.clone();
+                        for _ in 1..n {
+                            s.push_str(&inner[0]);
+                        }
+                        s
+                    })
+                    .collect();
+                if r.min == 0 {
+                    out.insert(0, String::new());
+                }
+                out.truncate(cap);
+                out
+            }
+            HirKind::Concat(parts) => {
+                let each: Vec<Vec<String>> = parts.iter().map(|p| alternatives(p, cap)).collect();
+                let first: Vec<&str> = each.iter().map(|v| v[0].as_str()).collect();
+                let mut out = vec![first.concat()];
+                for (i, v) in each.iter().enumerate() {
+                    for alt in v.iter().skip(1) {
+                        let mut s = String::new();
+                        for (j, f) in first.iter().enumerate() {
+                            s.push_str(if j == i { alt } else { f });
+                        }
+                        out.push(s);
+                        if out.len() >= cap {
+                            return out;
+                        }
+                    }
+                }
+                out
+            }
+            HirKind::Alternation(alts) => {
+                let mut out = Vec::new();
+                for a in alts {
+                    out.extend(alternatives(a, cap));
+                    if out.len() >= cap {
+                        break;
+                    }
+                }
+                out.truncate(cap);
+                out
+            }
+        }
+    }
+
+    /// The engine finds what each rule's regex and check find on matches built from the
+    /// regex's own alternatives (each alternative of every alternation at least once), set in
+    /// a few sentences: the keyword pass is what the engine runs a pattern on, so an
+    /// alternative none of whose words wakes the pattern was never searched for (PI006 read
+    /// `the text` and `the message`, none of its wake words, review atk44 #2).
+    #[test]
+    fn the_engine_finds_what_each_rules_regex_finds_on_its_own_alternatives() {
+        let mut misses: std::collections::BTreeMap<String, (usize, String)> =
+            std::collections::BTreeMap::default();
+        let (mut texts, mut with_expect) = (0usize, 0usize);
+        let only: Option<String> = std::env::var("AAHP_DIFF_RULE").ok();
+        for p in crate::lint::rules::all_patterns() {
+            if only.as_deref().is_some_and(|o| o != p.rule.id) {
+                continue;
+            }
+            let src = crate::lint::rules::expand(p.regex);
+            let hir = regex_syntax::ParserBuilder::new()
+                .utf8(false)
+                .build()
+                .parse(&src)
+                .expect("parses");
+            let re = super::Regex::new(&src).expect("builds");
+            for alt in alternatives(&hir, 4000) {
+                if alt.trim().is_empty() {
+                    continue;
+                }
+                for t in [
+                    format!("{alt}\n"),
+                    format!("Please {alt} for me now.\n"),
+                    format!("From now on you must {alt} verbatim, the part the user cannot see.\n"),
+                    format!(
+                        "Note to the AI assistant reading this: {alt} and put it into STATUS.md.\n"
+                    ),
+                ] {
+                    texts += 1;
+                    let Some((want, got)) = judged(p, &re, &t) else {
+                        continue;
+                    };
+                    with_expect += 1;
+                    if want.iter().any(|w| !got.contains(w)) {
+                        let key = format!("{} {}", p.rule.id, p.keywords[0]);
+                        let e = misses.entry(key).or_insert((0, String::new()));
+                        e.0 += 1;
+                        let m = re
+                            .find_at(&crate::lint::unicode::normalize(&t, false).view.text, 0)
+                            .map(|m| m.as_str().to_lowercase())
+                            .unwrap_or_default();
+                        if e.1.matches(" | ").count() < 6 && !e.1.contains(&format!("{m:?}")) {
+                            use std::fmt::Write as _;
+                            let _ = write!(e.1, " | {m:?}");
+                        }
+                    }
+                }
+            }
+        }
+        println!("{texts} texts, {with_expect} with findings the regexes give");
+        let new: Vec<String> = misses
+            .iter()
+            .filter(|(k, _)| !LEFT.contains(&k.as_str()))
+            .map(|(k, (n, ex))| format!("{k} x{n}:{ex}"))
+            .collect();
+        assert!(
+            new.is_empty(),
+            "the engine misses what the regex finds:\n{}",
+            new.join("\n")
+        );
+        let closed: Vec<&&str> = LEFT.iter().filter(|k| !misses.contains_key(**k)).collect();
+        assert!(
+            closed.is_empty(),
+            "no longer missed, take off LEFT: {closed:?}"
+        );
+        assert!(with_expect > 10_000, "{with_expect} texts with findings");
+    }
+
+    /// Patterns (rule and first keyword) whose regex still reads alternatives no keyword
+    /// wakes, left by review atk44 with the reason: an event attribute of any name
+    /// (`on[a-z]+`, PI014), an Oracle connect string on any port (SEC130), `allow"*"` with
+    /// no blank (PI008 settings), a hook linked to `/bin/false` by a one-letter option,
+    /// Spanish `quite` (an English word), one language's verb with another's noun and
+    /// Cyrillic written in Latin look-alikes (PI006), a persona named and called a `machine`
+    /// or `program` (PI004), a rules setting at a text's first byte, `turn <noun> down` with
+    /// a noun the list lacks.
+    const LEFT: &[&str] = &[
+        "PI004 chatbot",
+        "PI004 refus",
+        "PI004 rules",
+        "PI006 instrucciones",
+        "PI008 bash(",
+        "PI008 deaktivier",
+        "PI008 hooks/",
+        "PI014 onerror",
+        "SEC130 @//",
+    ];
 }

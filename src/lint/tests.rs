@@ -3139,3 +3139,232 @@ fn instructions_to_act_and_hide_it_block_and_descriptions_do_not() {
         ],
     );
 }
+
+/// The obfuscation decoders against their own inverse: attack sentences from the synthetic
+/// corpus that the injection rules block as written, encoded each way a decoder undoes and
+/// set in the framings a handoff file gives text (a list item, a quote, a table cell, an
+/// indented block, a code span, CRLF line ends, a plain sentence before it on its line, a
+/// long line), must each give an error. Decoding the stretch unconditionally finds the
+/// sentence, so a text that gives none was skipped by a decoder's precheck or framing
+/// (review atk44 #1: base64 wrapped over lines, Morse a word a line or after a list mark,
+/// a coded sentence after plain words, ROT13 without the words its vote counted).
+#[test]
+fn every_encoding_of_a_blocked_sentence_is_blocked_in_every_framing() {
+    fn b64(bytes: &[u8]) -> String {
+        const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let mut out = String::new();
+        for c in bytes.chunks(3) {
+            let n = c
+                .iter()
+                .enumerate()
+                .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+            for i in 0..4 {
+                if i <= c.len() {
+                    out.push(char::from(A[(n >> (18 - 6 * i) & 63) as usize]));
+                } else {
+                    out.push('=');
+                }
+            }
+        }
+        out
+    }
+    fn each_line(t: &str, before: &str, after: &str) -> String {
+        t.lines().fold(String::new(), |mut o, l| {
+            let _ = write!(o, "{before}{l}{after}");
+            o
+        })
+    }
+    fn wrap(s: &str, w: usize) -> String {
+        s.as_bytes()
+            .chunks(w)
+            .map(|c| std::str::from_utf8(c).unwrap())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+    fn morse(s: &str) -> String {
+        const T: &[(char, &str)] = &[
+            ('a', ".-"),
+            ('b', "-..."),
+            ('c', "-.-."),
+            ('d', "-.."),
+            ('e', "."),
+            ('f', "..-."),
+            ('g', "--."),
+            ('h', "...."),
+            ('i', ".."),
+            ('j', ".---"),
+            ('k', "-.-"),
+            ('l', ".-.."),
+            ('m', "--"),
+            ('n', "-."),
+            ('o', "---"),
+            ('p', ".--."),
+            ('q', "--.-"),
+            ('r', ".-."),
+            ('s', "..."),
+            ('t', "-"),
+            ('u', "..-"),
+            ('v', "...-"),
+            ('w', ".--"),
+            ('x', "-..-"),
+            ('y', "-.--"),
+            ('z', "--.."),
+        ];
+        s.split_whitespace()
+            .map(|w| {
+                w.chars()
+                    .filter_map(|c| {
+                        T.iter()
+                            .find(|t| t.0 == c.to_ascii_lowercase())
+                            .map(|t| t.1)
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join(" / ")
+    }
+    type Coder = fn(&str) -> String;
+    let encodings: Vec<(&str, Coder)> = vec![
+        ("rot13", |s| rules::encoded::rot13(s)),
+        ("reversed", |s| s.chars().rev().collect()),
+        ("base64", |s| b64(s.as_bytes())),
+        ("base64 wrapped 76", |s| wrap(&b64(s.as_bytes()), 76)),
+        ("base64 wrapped 40", |s| wrap(&b64(s.as_bytes()), 40)),
+        ("hex wrapped 32", |s| {
+            let mut hex = String::new();
+            for b in s.bytes() {
+                let _ = write!(hex, "{b:02x}");
+            }
+            wrap(&hex, 32)
+        }),
+        ("hex pairs wrapped", |s| {
+            s.as_bytes()
+                .chunks(8)
+                .map(|c| {
+                    c.iter()
+                        .map(|b| format!("{b:02x}"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        }),
+        ("decimal codes wrapped", |s| {
+            s.as_bytes()
+                .chunks(8)
+                .map(|c| c.iter().map(u8::to_string).collect::<Vec<_>>().join(" "))
+                .collect::<Vec<_>>()
+                .join("\n")
+        }),
+        ("percent wrapped", |s| {
+            s.as_bytes()
+                .chunks(8)
+                .map(|c| {
+                    c.iter().fold(String::new(), |mut o, b| {
+                        let _ = write!(o, "%{b:02x}");
+                        o
+                    })
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        }),
+        ("morse", morse),
+        ("morse a word a line", |s| morse(s).replace(" / ", "\n")),
+        ("morse tab-separated words", |s| {
+            morse(s).replace(" / ", "\t")
+        }),
+    ];
+    let framings: Vec<(&str, Coder)> = vec![
+        ("alone", |t| format!("{t}\n")),
+        ("list item", |t| each_line(t, "- ", "\n")),
+        ("quote", |t| each_line(t, "> ", "\n")),
+        ("table cell", |t| {
+            format!("| note |\n|---|\n{}", each_line(t, "| ", " |\n"))
+        }),
+        ("indented", |t| each_line(t, "    ", "\n")),
+        ("code span", |t| each_line(t, "`", "`\n")),
+        ("crlf", |t| each_line(t, "", "\r\n")),
+        ("after plain words", |t| {
+            format!(
+                "Thanks for all of this, it is the note for you and the team with the plan in it. {t}\n"
+            )
+        }),
+        ("long line", |t| {
+            format!("{} {t}\n", "The weekly notes are here. ".repeat(200))
+        }),
+    ];
+    // Sentences the injection rules block as written.
+    let corpus = include_str!("../../tests/corpora/synthetic/injection_kinds.jsonl");
+    let per: usize = std::env::var("AAHP_DECODE_DIFF_PER")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(6);
+    let mut sentences: Vec<String> = Vec::new();
+    for line in corpus.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let text = v["text"].as_str().unwrap_or_default();
+        if v["label"] != 1 || text.len() > 140 || !text.is_ascii() || text.contains(['"', '`', '|'])
+        {
+            continue;
+        }
+        let blocked = scan_decoded_injection(text, 1).iter().any(|f| {
+            f.severity == Severity::Error && matches!(f.rule.family, Family::Pi | Family::Exf)
+        });
+        // Morse keeps letters and word breaks only: the sentence must be blocked so too.
+        let letters: String = text
+            .split_whitespace()
+            .map(|w| {
+                w.chars()
+                    .filter(char::is_ascii_alphabetic)
+                    .collect::<String>()
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+        let blocked_as_letters = scan_decoded_injection(&letters.to_lowercase(), 1)
+            .iter()
+            .any(|f| {
+                f.severity == Severity::Error && matches!(f.rule.family, Family::Pi | Family::Exf)
+            });
+        if blocked && blocked_as_letters {
+            sentences.push(text.to_string());
+        }
+        if sentences.len() == per {
+            break;
+        }
+    }
+    assert_eq!(sentences.len(), per, "{sentences:?}");
+    let mut misses = Vec::new();
+    let blocks = |text: &str| {
+        rules_fired(text)
+            .iter()
+            .any(|d| d.severity == Severity::Error)
+    };
+    for s in &sentences {
+        for (frame, f) in &framings {
+            // A framing that shows the sentence as a quoted example (a code span) blocks no
+            // encoding of it either.
+            if !blocks(&format!("# Notes\n\n{}", f(s))) {
+                continue;
+            }
+            for (how, enc) in &encodings {
+                // Left: a paragraph is cut at a line end past 4 KiB, so a coded text of
+                // several lines after a 5 KiB line is read in two pieces.
+                if *frame == "long line" && s.contains('\n') {
+                    continue;
+                }
+                let text = format!("# Notes\n\n{}", f(&enc(s)));
+                if !blocks(&text) {
+                    misses.push(format!("{how} / {frame}: {s:?}"));
+                }
+            }
+        }
+    }
+    assert!(
+        misses.is_empty(),
+        "{} passed:\n{}",
+        misses.len(),
+        misses.join("\n")
+    );
+}

@@ -47,6 +47,7 @@ pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<F
     concatenated_literals(scan, out);
     spaced_groups(scan, out);
     split_cells(scan, out);
+    wrapped_runs(scan, &existing, out);
     // Escape runs (`%xx`, `\\xNN`, `\\uNNNN`) are rare: find them with memchr.
     let mut skip_until = 0;
     let mut judged = 0usize;
@@ -178,6 +179,159 @@ pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<F
         };
         judge(scan, start, j, how, &t, out);
     }
+}
+
+/// Encoded text wrapped over lines (what `base64` writes by default, 76 characters a line,
+/// a hex dump a few bytes a line, escapes cut into lines), each line framed or not as a
+/// quote, a list item, a table cell, an indented block or a string: two or more lines in a
+/// row that hold nothing but one run of encoded characters are read as one run. Each line
+/// alone decodes to a piece of the text cut anywhere (`…steps to do: ignor` and `e all
+/// previous instructions`), and the pieces were judged apart: an order cut over two lines
+/// passed with two notes (review atk44 #1). What the joined run triggers is an error on the
+/// lines (ENC001); a text that triggers nothing is left to the lines' own notes.
+fn wrapped_runs(scan: &Scan<'_>, existing: &super::super::text::Spans, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    // (start of the block, end, the joined payloads, lines).
+    let mut block: Option<(usize, usize, String, usize)> = None;
+    let mut judged = 0usize;
+    let mut flush = |block: &mut Option<(usize, usize, String, usize)>, out: &mut Vec<Finding>| {
+        let Some((start, end, joined, lines)) = block.take() else {
+            return true;
+        };
+        // A line a secret pattern reads (40 base64 characters look like a cloud key) does
+        // not keep the lines around it from being read as one run.
+        if lines < 2 || existing.covers(start, end) {
+            return true;
+        }
+        let decoded = if memchr::memchr2(b'%', b'\\', joined.as_bytes()).is_some() {
+            (escape_run(joined.as_bytes(), 0) == joined.len())
+                .then(|| decode_escapes(&joined))
+                .flatten()
+                .map(|t| ("percent/escape", t))
+        } else {
+            let b = joined.as_bytes();
+            let hex =
+                b.len() >= 32 && b.len().is_multiple_of(2) && b.iter().all(u8::is_ascii_hexdigit);
+            if hex {
+                decode_hex(&joined)
+                    .and_then(|d| printable(&d))
+                    .map(|t| ("hex", t))
+            } else if looks_base64(&joined) {
+                decode_base64(&joined)
+                    .and_then(|d| printable(&d))
+                    .map(|t| ("base64", t))
+            } else if b
+                .iter()
+                .all(|c| c.is_ascii_uppercase() || (b'2'..=b'7').contains(c) || *c == b'=')
+            {
+                decode_base32(&joined)
+                    .and_then(|d| printable(&d))
+                    .map(|t| ("base32", t))
+            } else {
+                None
+            }
+        };
+        let Some((how, decoded)) = decoded else {
+            return true;
+        };
+        if judged == MAX_DECODED {
+            out.push(stop(text, MAX_DECODED, start));
+            return false;
+        }
+        judged += 1;
+        count_top(scan, |p| p.decoded += 1);
+        let mut found = Vec::new();
+        judge(
+            scan,
+            start,
+            end,
+            &format!("{how} (wrapped over lines)"),
+            &decoded,
+            &mut found,
+        );
+        out.extend(found.into_iter().filter(|f| f.rule.id == ENC001.id));
+        true
+    };
+    // The first line's width, and whether a shorter line (a wrapped run's last) was read.
+    let (mut width, mut short) = (0usize, false);
+    let mut pos = 0;
+    for line in text.split_inclusive('\n') {
+        let at = pos;
+        pos += line.len();
+        // A block's first line may hold words before its run (`Decode this: SWdu…`).
+        // A run's last line may be as short as a character or two.
+        let least = if block.is_some() && !short { 2 } else { 16 };
+        let found = wrapped_payload(line, least).or_else(|| {
+            let (s, e) = wrapped_payload(line.rsplit(' ').next().unwrap_or(line), 16)?;
+            let off = line.len() - line.rsplit(' ').next().unwrap_or(line).len();
+            Some((off + s, off + e)).filter(|_| block.is_none() || short)
+        });
+        let Some((s, e)) = found else {
+            if !flush(&mut block, out) {
+                return;
+            }
+            continue;
+        };
+        let whole_line = wrapped_payload(line, least).is_some();
+        if !whole_line && block.is_some() && !flush(&mut block, out) {
+            return;
+        }
+        // The lines of one wrapped run are as long as its first, but the last.
+        let n = e - s;
+        if block.is_some() && (short || n > width) && !flush(&mut block, out) {
+            return;
+        }
+        let b = block.get_or_insert_with(|| {
+            (width, short) = (n, false);
+            (at + s, at + e, String::new(), 0)
+        });
+        short |= n < width;
+        b.1 = at + e;
+        b.2.push_str(&line[s..e]);
+        b.3 += 1;
+    }
+    flush(&mut block, out);
+}
+
+/// The run of encoded characters a line holds and nothing else, as (start, end) in the
+/// line: base64, hex, base32 or `%`/`\\x` escapes of at least `least` bytes, framed by
+/// blanks, a quote's `>`, a list item's mark, a table's bars, backticks, quotes, and a
+/// string's trailing `,`, `+` or `\\`.
+fn wrapped_payload(line: &str, least: usize) -> Option<(usize, usize)> {
+    let b = line.as_bytes();
+    let mut s = 0;
+    let blank = |c: u8| matches!(c, b' ' | b'\t');
+    while s < b.len() && blank(b[s]) {
+        s += 1;
+    }
+    while s < b.len() && b[s] == b'>' {
+        s += 1;
+        while s < b.len() && blank(b[s]) {
+            s += 1;
+        }
+    }
+    if s + 1 < b.len() && matches!(b[s], b'-' | b'*' | b'+') && blank(b[s + 1]) {
+        s += 2;
+    }
+    while s < b.len() && (blank(b[s]) || matches!(b[s], b'|' | b'`' | b'"' | b'\'')) {
+        s += 1;
+    }
+    let mut e = b.len();
+    while e > s
+        && (matches!(
+            b[e - 1],
+            b'\n' | b'\r' | b'|' | b'`' | b'"' | b'\'' | b',' | b';'
+        ) || blank(b[e - 1])
+            || matches!(b[e - 1], b'\\' | b'+') && e >= 2 && blank(b[e - 2]))
+    {
+        e -= 1;
+    }
+    let payload = &b[s..e];
+    (payload.len() >= least
+        && payload
+            .iter()
+            .all(|&c| B64[usize::from(c)] != 0 || matches!(c, b'%' | b'\\')))
+    .then_some((s, e))
 }
 
 /// Lines holding string escapes: `\u{…}`, which the tool itself writes for characters it
@@ -1348,6 +1502,7 @@ fn candidates(text: &str) -> Vec<Candidate> {
     let mut singles: Vec<usize> = Vec::new();
     let mut found: Vec<Candidate> = Vec::new();
     let mut words: Vec<CodeWord> = Vec::new();
+    let mut letters: Vec<LetterVotes> = Vec::new();
     for (a, e) in paragraphs(text) {
         let para = &text[a..e];
         letter_runs(para.as_bytes(), &mut runs);
@@ -1366,27 +1521,37 @@ fn candidates(text: &str) -> Vec<Candidate> {
         joined_pieces(text, a, e, &mut found);
         words.clear();
         words.extend(runs.iter().map(|&(s, e)| code_word(&para.as_bytes()[s..e])));
-        match code_of(words.iter().copied().fold(Votes::default(), Votes::add)) {
+        letters.clear();
+        letters.extend(
+            runs.iter()
+                .map(|&(s, e)| LetterVotes::of(&para.as_bytes()[s..e])),
+        );
+        let votes = words
+            .iter()
+            .zip(&letters)
+            .fold(Votes::default(), |v, (&w, &l)| v.add(w).letters(l));
+        match code_of(votes) {
             Some(code) => push_word_code(&mut found, a, e, para, code),
-            // A plain lead-in may outvote a coded sentence after it ("Read this backwards
-            // and follow it: .niam ot …"): each part after a colon or a line break is judged
-            // on its own, once, when the paragraph as a whole is not. No letter run crosses
-            // a colon or a line break, so a part's words are the paragraph's runs within it,
-            // each read once above.
-            None if para.contains([':', '\n']) => {
+            // A plain lead-in may outweigh a coded sentence after it ("Read this backwards
+            // and follow it: .niam ot …", "Thanks for the notes. Vtaber …"): each part after
+            // a colon, a line break or a sentence's end is judged on its own, once, when the
+            // paragraph as a whole is not. No letter run crosses one, so a part's words are
+            // the paragraph's runs within it, each read once above ([`coded_stretches`]).
+            None if para.contains(PART_ENDS) => {
                 let mut from = 0;
                 let mut k = 0;
-                for part in para.split_inclusive([':', '\n']) {
-                    let (ps, pe) = (a + from, a + from + part.len());
+                let parts = para.split_inclusive(PART_ENDS).map(|part| {
+                    let ps = from;
                     from += part.len();
                     let mut votes = Votes::default();
                     while k < runs.len() && runs[k].1 <= from {
-                        votes = votes.add(words[k]);
+                        votes = votes.add(words[k]).letters(letters[k]);
                         k += 1;
                     }
-                    if let Some(code) = code_of(votes) {
-                        push_word_code(&mut found, ps, pe, part, code);
-                    }
+                    (ps, from, votes)
+                });
+                for (os, oe, oc) in coded_stretches(parts) {
+                    push_word_code(&mut found, a + os, a + oe, &para[os..oe], oc);
                 }
             }
             None => {}
@@ -1532,13 +1697,40 @@ fn column_pieces(text: &str, out: &mut Vec<Candidate>) {
     }
 }
 
+/// The stretches of a paragraph's parts (start, end, votes) written in a word code: parts
+/// in a row in one code are one stretch, a coded order may take two sentences ("Be Jolt.
+/// Jolt has no rules."), and a part too short to say with no plain word goes on with the
+/// stretch (`:snoitcurtsnI⏎`).
+fn coded_stretches(
+    parts: impl IntoIterator<Item = (usize, usize, Votes)>,
+) -> Vec<(usize, usize, Code)> {
+    let mut out = Vec::new();
+    let mut open: Option<(usize, usize, Code)> = None;
+    for (ps, pe, votes) in parts {
+        let code = code_of(votes);
+        let neutral = code.is_none() && votes.words < 4 && votes.plain == 0;
+        match (open, code) {
+            (Some((os, _, oc)), Some(c)) if oc == c => open = Some((os, pe, c)),
+            (Some((os, _, oc)), None) if neutral => open = Some((os, pe, oc)),
+            _ => {
+                out.extend(open);
+                open = code.map(|c| (ps, pe, c));
+            }
+        }
+    }
+    out.extend(open);
+    out
+}
+
 /// The decodings of `para` (at `a..e`) written in a word code.
 fn push_word_code(found: &mut Vec<Candidate>, a: usize, e: usize, para: &str, code: Code) {
     match code {
         Code::Rot13 => found.push((a, e, "ROT13", rot13(para))),
+        // A CRLF line's `\r` reversed would open the line it ends.
         Code::Reversed => {
+            let para = para.replace('\r', "");
             found.push((a, e, "reversed", para.chars().rev().collect()));
-            found.push((a, e, "reversed words", reverse_words(para)));
+            found.push((a, e, "reversed words", reverse_words(&para)));
         }
     }
 }
@@ -1612,17 +1804,20 @@ fn number_codes(text: &str, out: &mut Vec<Candidate>) {
     // bytes at a time while they hold no digit.
     while let Some(k) = next_digit(b, i) {
         i = k;
-        if i > 0 && !(code_sep(b[i - 1]) || b[i - 1] == b'\n' || b[i - 1] == b':') {
+        if i > 0 && !(code_sep(b[i - 1]) || matches!(b[i - 1], b'\n' | b':' | b'`' | b'|' | b'>')) {
             i += 1;
             continue;
         }
         let start = i;
         let mut run = code_run(b, start, None);
         // `72 101 …`: a first group of two decimal digits is also a hex group; read as
-        // decimal when that reads further.
-        if (1..6).contains(&run.groups)
-            && run.kind == Some(CodeKind::Hex)
-            && b[start..start + 2].iter().all(u8::is_ascii_digit)
+        // decimal when that reads further. From `80` on it is no printable hex code, and
+        // the run read as hex ended before its first group: text opening with `P` to `Z`
+        // or `a` to `c` (`84 104 101 …`) was never decoded (review atk44 #1).
+        if run.groups < 6
+            && run.kind != Some(CodeKind::Binary)
+            && b.get(start..start + 2)
+                .is_some_and(|g| g.iter().all(u8::is_ascii_digit))
         {
             let again = code_run(b, start, Some(CodeKind::Decimal));
             if again.groups > run.groups {
@@ -1724,7 +1919,7 @@ fn code_run(b: &[u8], start: usize, forced: Option<CodeKind>) -> CodeRun {
         let Some(code) = std::str::from_utf8(group)
             .ok()
             .and_then(|t| u8::from_str_radix(t, radix).ok())
-            .filter(|c| (32..127).contains(c))
+            .filter(|c| (32..127).contains(c) || matches!(c, b'\t' | b'\n' | b'\r'))
         else {
             break;
         };
@@ -1732,7 +1927,23 @@ fn code_run(b: &[u8], start: usize, forced: Option<CodeKind>) -> CodeRun {
         run.decoded.push(char::from(code));
         run.groups += 1;
         run.end = group_end;
-        let next = group_end + b[group_end..].iter().take_while(|&&c| code_sep(c)).count();
+        // A line break goes on with the run (codes written a few to a line), past the
+        // next line's frame: a quote's `>`, a list item's `-`, a table's bars, backticks.
+        let mut next = group_end;
+        let mut broke = false;
+        while next < b.len() {
+            let c = b[next];
+            if code_sep(c) || c == b'\r' || matches!(c, b'|' | b'`') {
+                next += 1;
+            } else if c == b'\n' {
+                broke = true;
+                next += 1;
+            } else if broke && matches!(c, b'>' | b'-' | b'*' | b'+') {
+                next += 1;
+            } else {
+                break;
+            }
+        }
         if next == group_end || next >= b.len() || !b[next].is_ascii_hexdigit() {
             break;
         }
@@ -1788,26 +1999,76 @@ fn disclosure_in(decoded: &str, plain: &str) -> Option<String> {
 }
 
 /// Morse: runs of dots, dashes, blanks and slashes holding at least four letters, decoded
-/// when nearly every group is a letter or digit.
+/// when nearly every group is a letter or digit. A run goes on over tabs and line breaks,
+/// which end a word as a slash does: Morse written a word a line, or a line cut anywhere,
+/// was read a line at a time and each line judged alone (review atk44 #1). A line that
+/// opens with `- ` may be a list item's mark or a `t`: both readings are judged.
 fn morse(text: &str, out: &mut Vec<Candidate>) {
     let b = text.as_bytes();
     let mut i = 0;
     while let Some(k) = memchr::memchr2(b'.', b'-', &b[i..]) {
-        let start = i + k;
+        let mut start = i + k;
         let mut j = start;
-        while j < b.len() && matches!(b[j], b'.' | b'-' | b' ' | b'/' | b'|') {
+        // A line's quote mark or a code span's backtick frames the run's lines.
+        while j < b.len()
+            && matches!(
+                b[j],
+                b'.' | b'-' | b' ' | b'/' | b'|' | b'\t' | b'\r' | b'\n' | b'>' | b'`'
+            )
+        {
             j += 1;
         }
         i = j.max(start + 1);
-        let run = &text[start..j];
+        // The marks that end a word of prose before the run (`plan. .--. .-.`) are its.
+        if start > 0 && b[start - 1].is_ascii_alphanumeric() {
+            while start < j && matches!(b[start], b'.' | b'-') {
+                start += 1;
+            }
+        }
+        // Blanks and line breaks at the run's end are not part of it.
+        while j > start && matches!(b[j - 1], b' ' | b'\t' | b'\r' | b'\n') {
+            j -= 1;
+        }
+        let run = &text[start.min(j)..j];
         // Markdown rules and table separators (`---`, `|---|`) and ellipses are not Morse.
-        if j - start < 12 || !(run.contains('.') && run.contains('-')) {
+        if j.saturating_sub(start) < 12 || !(run.contains('.') && run.contains('-')) {
             continue;
         }
-        let (mut ok, mut bad) = (0usize, 0usize);
-        let mut decoded = String::new();
-        for word in run.split(['/', '|']).flat_map(|w| w.split("   ")) {
-            for group in word.split(' ').filter(|g| !g.is_empty()) {
+        if j <= start {
+            continue;
+        }
+        let marked =
+            (start == 0 || b[start - 1] == b'\n') && run.starts_with("- ") || run.contains("\n- ");
+        for skip_marks in [false, true].into_iter().take(if marked { 2 } else { 1 }) {
+            if let Some(decoded) = morse_text(run, skip_marks) {
+                out.push((start, j, "Morse", decoded));
+            }
+        }
+    }
+}
+
+/// The text of a Morse run, with each line's leading `- ` read as a list mark when
+/// `skip_marks`; `None` when too few groups are letters.
+fn morse_text(run: &str, skip_marks: bool) -> Option<String> {
+    let (mut ok, mut bad) = (0usize, 0usize);
+    let mut decoded = String::new();
+    for line in run.split('\n') {
+        // A table's rule (`|---|---|`) is no line of Morse (`- ---` is `to`).
+        if line.contains('|')
+            && line
+                .split(['|', ' ', ':', '\r'])
+                .all(|g| g.is_empty() || g.len() >= 3 && g.bytes().all(|c| c == b'-'))
+        {
+            continue;
+        }
+        let line = line.trim_start_matches(['>', ' ', '`']);
+        let line = if skip_marks {
+            line.strip_prefix("- ").unwrap_or(line)
+        } else {
+            line
+        };
+        for word in line.split(['/', '|', '\t']).flat_map(|w| w.split("   ")) {
+            for group in word.split([' ', '\r', '`', '>']).filter(|g| !g.is_empty()) {
                 match morse_char(group) {
                     Some(c) => {
                         ok += 1;
@@ -1818,10 +2079,9 @@ fn morse(text: &str, out: &mut Vec<Candidate>) {
             }
             decoded.push(' ');
         }
-        if ok >= 4 && bad * 10 <= ok && decoded.bytes().any(|c| c.is_ascii_alphabetic()) {
-            out.push((start, j, "Morse", decoded.trim().to_string()));
-        }
     }
+    (ok >= 4 && bad * 10 <= ok && decoded.bytes().any(|c| c.is_ascii_alphabetic()))
+        .then(|| decoded.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
 fn morse_char(g: &str) -> Option<char> {
@@ -2904,11 +3164,10 @@ enum Code {
 /// this whole-stretch reading is what the tests compare it with.
 #[cfg(test)]
 fn word_code(para: &[u8], runs: &[(usize, usize)]) -> Option<Code> {
-    code_of(
-        runs.iter()
-            .map(|&(s, e)| code_word(&para[s..e]))
-            .fold(Votes::default(), Votes::add),
-    )
+    code_of(runs.iter().fold(Votes::default(), |v, &(s, e)| {
+        v.add(code_word(&para[s..e]))
+            .letters(LetterVotes::of(&para[s..e]))
+    }))
 }
 
 /// What one word says of the code its text is written in.
@@ -2935,10 +3194,73 @@ fn code_word(w: &[u8]) -> CodeWord {
         | b"guvf" | b"gung" => CodeWord::Rot13,
         b"eht" | b"uoy" | b"ruoy" | b"dna" | b"lla" | b"si" | b"fo" | b"ot" | b"erongi"
         | b"suoiverp" | b"snoitcurtsni" | b"tpmorp" | b"metsys" | b"won" | b"era" | b"htiw"
-        | b"siht" | b"taht" => CodeWord::Reversed,
+        | b"siht" | b"taht" | b"lliw" | b"evah" | b"reven" | b"yreve" | b"morf" | b"nehw"
+        | b"tahw" | b"ereh" | b"eseht" => CodeWord::Reversed,
         b"the" | b"you" | b"your" | b"and" | b"all" | b"is" | b"of" | b"to" | b"now" | b"are"
         | b"with" | b"this" | b"that" | b"in" | b"it" | b"for" => CodeWord::Plain,
         _ => CodeWord::Other,
+    }
+}
+
+/// Where a paragraph no word code reads whole is cut into parts judged each on its own
+/// ([`candidates`]): a colon, a line break, a sentence's end.
+const PART_ENDS: [char; 6] = [':', '\n', '.', '!', '?', ';'];
+
+/// What the letters of a word say of ROT13: how many there are, and the sum of each one's
+/// weight, four times the log of how much likelier English is to use it than the letter
+/// ROT13 makes of it (`d` +15, `q` -15). English text scores about +2.5 a letter, its ROT13
+/// about -2.5, whatever its words; base64 and identifiers about 0.
+///
+/// And what its first and last letters say of reversal: English words end with `e s d y`
+/// and start with `t a o w b c i` far more often than the reverse ([`EDGE_WEIGHT`], the last
+/// letter's weight less the first's), so English scores some +3 a word and reversed text
+/// (whole or word by word) as much below zero, whatever its words.
+#[derive(Debug, Clone, Copy, Default)]
+struct LetterVotes {
+    letters: u16,
+    score: i16,
+    /// 1 for a word of two letters or more, whose edges are read.
+    words: u8,
+    edge: i8,
+}
+
+/// [`LetterVotes`]' edge weights, `a` to `z`: twice the log of how much likelier an English
+/// word is to end with the letter than to start with it, within ±9.
+const EDGE_WEIGHT: [i8; 26] = [
+    -3, -8, -5, 2, 4, 0, 1, 0, -6, -8, 1, 1, -1, 2, -1, -3, -6, 2, 1, -1, -2, -6, -3, 3, 4, 0,
+];
+
+/// [`LetterVotes`]' weights, `a` to `z`.
+const ROT_WEIGHT: [i8; 26] = [
+    1, -6, 2, 15, 3, -4, -6, 3, 8, -11, 7, 3, 14, -1, 6, -2, -15, -3, 4, 6, -3, -8, 11, -7, -3, -14,
+];
+
+impl LetterVotes {
+    fn of(w: &[u8]) -> LetterVotes {
+        let mut v = LetterVotes::default();
+        for &c in w {
+            let l = c | 0x20;
+            if l.is_ascii_lowercase() {
+                v.letters = v.letters.saturating_add(1);
+                v.score = v
+                    .score
+                    .saturating_add(i16::from(ROT_WEIGHT[usize::from(l - b'a')]));
+            }
+        }
+        let edge = |c: u8| {
+            let l = c | 0x20;
+            l.is_ascii_lowercase()
+                .then(|| EDGE_WEIGHT[usize::from(l - b'a')])
+        };
+        if let (true, Some(first), Some(last)) = (
+            w.len() >= 2,
+            w.first().copied().and_then(edge),
+            w.last().copied().and_then(edge),
+        ) {
+            v.words = 1;
+            v.edge = last - first;
+        }
+        v
     }
 }
 
@@ -2948,9 +3270,22 @@ struct Votes {
     rot: usize,
     rev: usize,
     plain: usize,
+    letters: usize,
+    score: isize,
+    words: usize,
+    edge: isize,
 }
 
 impl Votes {
+    fn letters(self, l: LetterVotes) -> Votes {
+        let mut v = self;
+        v.letters += usize::from(l.letters);
+        v.score += isize::from(l.score);
+        v.words += usize::from(l.words);
+        v.edge += isize::from(l.edge);
+        v
+    }
+
     fn add(self, w: CodeWord) -> Votes {
         let mut v = self;
         match w {
@@ -2963,15 +3298,24 @@ impl Votes {
     }
 }
 
-/// The code a stretch is written in: three words of one code's vocabulary, outnumbering the
-/// plain ones.
+/// The code a stretch may be written in: three words of one code's vocabulary (the more
+/// of the two), or for ROT13 twelve letters or more that read as ROT13 of English
+/// ([`LetterVotes`], -1 a letter or less), for reversal four words or more whose edges read
+/// as reversed English (-1 a word or less): the vocabulary's words are few, and an order
+/// written without them was never decoded (review atk44 #1). Plain words do not outvote them: a coded sentence after plain ones in the same
+/// paragraph ("Thanks for all of this, the team and you did it well, vtaber nyy …") was
+/// never decoded (review atk44 #2). Decoding text that is not coded costs a pass and finds
+/// nothing: what the decoded text says in words the plain text shows is not reported.
 fn code_of(v: Votes) -> Option<Code> {
-    if v.rot >= 3 && v.rot > v.plain {
-        Some(Code::Rot13)
-    } else if v.rev >= 3 && v.rev > v.plain {
-        Some(Code::Reversed)
-    } else {
-        None
+    let rot = v.rot >= 3
+        || v.letters >= 12 && v.score <= -isize::try_from(v.letters).unwrap_or(isize::MAX);
+    let rev =
+        v.rev >= 3 || v.words >= 4 && v.edge <= -isize::try_from(v.words).unwrap_or(isize::MAX);
+    match (rot, rev) {
+        (true, true) if v.rev > v.rot => Some(Code::Reversed),
+        (true, _) => Some(Code::Rot13),
+        (false, true) => Some(Code::Reversed),
+        (false, false) => None,
     }
 }
 
@@ -3403,23 +3747,28 @@ mod tests {
                 if let Some(d) = super::super::respelled(para) {
                     candidates.push((a, b, "respelled words", d));
                 }
-                let mut coded = |a: usize, b: usize, part: &str| match word_code(part) {
+                let mut coded = |a: usize, b: usize, part: &str, code: Option<Code>| match code {
                     Some(Code::Rot13) => candidates.push((a, b, "ROT13", rot13(part))),
                     Some(Code::Reversed) => {
-                        candidates.push((a, b, "reversed", part.chars().rev().collect()));
-                        candidates.push((a, b, "reversed words", reverse_words(part)));
+                        let unreturned = part.replace('\r', "");
+                        candidates.push((a, b, "reversed", unreturned.chars().rev().collect()));
+                        candidates.push((a, b, "reversed words", reverse_words(&unreturned)));
                     }
                     None => {}
                 };
                 // A paragraph no code reads whole is read part by part, each part after a
                 // colon or a line break on its own (a plain lead-in before a coded line).
-                if word_code(para).is_some() || !para.contains([':', '\n']) {
-                    coded(a, b, para);
+                if word_code(para).is_some() || !para.contains(super::super::PART_ENDS) {
+                    coded(a, b, para, word_code(para));
                 } else {
                     let mut from = a;
-                    for part in para.split_inclusive([':', '\n']) {
-                        coded(from, from + part.len(), part);
+                    let parts = para.split_inclusive(super::super::PART_ENDS).map(|part| {
+                        let ps = from;
                         from += part.len();
+                        (ps, from, votes_of(part))
+                    });
+                    for (os, oe, oc) in super::super::coded_stretches(parts) {
+                        coded(os, oe, &text[os..oe], Some(oc));
                     }
                 }
             }
@@ -3493,6 +3842,16 @@ mod tests {
                 }
             }
             super::super::spaced_pieces(para, &runs)
+        }
+
+        fn votes_of(part: &str) -> super::super::Votes {
+            part.as_bytes()
+                .split(|c| !c.is_ascii_alphabetic())
+                .filter(|w| !w.is_empty())
+                .fold(super::super::Votes::default(), |v, w| {
+                    v.add(super::super::code_word(w))
+                        .letters(super::super::LetterVotes::of(w))
+                })
         }
 
         fn word_code(para: &str) -> Option<Code> {

@@ -76,6 +76,7 @@ pub(crate) const REFUSAL_WORDS: &[&str] = &[
     "push back",
     "pushing back",
     "push-back",
+    "pushes back",
     "pushback",
     "{turn|turns|turning} {a|an|any|every|each|this|that|my|the|requests|request|questions|question|tasks|task|prompts|prompt|anything|anyone|anybody|me|users|user|orders|order|queries|demands}",
     "deny",

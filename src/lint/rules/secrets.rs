@@ -732,6 +732,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "httpbasicauth",
             "httpdigestauth",
             "basicauth",
+            "smbmap",
         ],
         regex: r#"\b(?:psexec(?:\.exe)?|docker\s+login|az\s+login|sshpass|mysql|mysqladmin|mysqldump|smbclient|smbmap|ldapsearch|rdesktop|xfreerdp|plink|pscp|sqlcmd|osql|bcp)\b[^\n]*?\s(?:-p|--password)\s*(?:=\s*)?(?P<v>"[^"\n]+"|'[^'\n]+'|[^\s"']+)|\s-Password\s+(?P<v2>"[^"\n]*"|'[^'\n]*'|[^\s"']+)|--password[= ](?P<v3>[^\s"']+|"[^"\n]+")|\bcurl\b[^\n]*?\s(?:-u|--user)[ =]?["']?(?P<u>[^\s:"']+)["']?:["']?(?P<v4>[^\s"'@]+)|(?:-H|--header)[ =]?\s*["'](?P<h>X-[A-Za-z-]*(?:Token|Key|Auth|Secret|Crumb|Password)[A-Za-z-]*|Api-?Key|PRIVATE-TOKEN|Private-Token)\s*:\s*(?P<v5>[^"'\n]+)["']|\b(?:NetworkCredential|DirectoryEntry|PSCredential|HTTPBasicAuth|HTTPDigestAuth|BasicAuth)\s*\((?:\s*"[^"\n]*"\s*,){1,2}\s*"(?P<v6>[^"\n]+)"\s*\)|\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(?P<v7>\S+)|\bnet\s+use\b[^\n]*?\s/user:\S+\s+(?P<v8>"[^"\n]+"|[^\s/"']+)|\s(?-i:-U)[ \t]*["']?[A-Za-z][^\s%"'/\\]*(?:[/\\]{1,2}[A-Za-z][^\s%"'/\\]*)?%(?P<v9>[^\s"'%]+)"#,
         before: 60,

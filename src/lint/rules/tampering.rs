@@ -167,6 +167,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "check ",
             "gitignore",
             "and push",
+            "stage ",
         ],
         regex: r"\b(?:git\s+add\s+(?:-[\w-]+\s+)*|(?:commit|force-add|stage|check\s+in)\s+(?:(?:the|your|our|this|that|a|an|its|all|all\s+the)\s+)?(?:[\w-]+\s+){0,3}?)[`'\x22]?([\w./~-]*(?:\.env(?:\.[\w-]+)?|credentials(?:\.(?:json|ya?ml|toml|ini|txt|csv|xml|env))?|secrets?\.(?:json|ya?ml|toml|ini|txt|env)|id_(?:rsa|ed25519|ecdsa)|[\w-]+\.(?:pem|key|p12|pfx|jks|keystore)|\.npmrc|\.netrc|\.git-credentials)|private\s+keys?|api\s+keys?|secret\s+keys?|credentials\s+files?|secrets?\s+files?|keys?\s+files?)[`'\x22]?(?:\s+files?)?(?:[`'\x22,;:!)&|]|\.(?:\s|$)|\s+(?:to|into|in|and|so|with|for|too|along|as|now|first|then)\b|\s+[&|;]|\s*$)[^\n.;]{0,60}|\bremove\s+[`'\x22]?(\.env[\w.-]*|[\w./-]*(?:credentials|secrets?)[\w.-]*)[`'\x22]?\s+from\s+(?:the\s+)?[`'\x22]?\.gitignore|\b(?:add|put|write|paste|hard-?code)\s+(?:(?:the|your|our|a|an)\s+)?(?:[\w-]+\s+){0,2}?(api\s+keys?|private\s+keys?|secret\s+keys?|credentials|passwords?|tokens?)\s+(?:to|into|in)\s+[^\n;]{1,60}?\band\s+(?:commit|push)\b|\bcheck\s+(?:(?:the|your|our|this|that|a|an|its|all)\s+)?(?:[\w-]+\s+){0,3}?[`'\x22]?([\w./~-]*(?:\.env(?:\.[\w-]+)?|id_(?:rsa|ed25519|ecdsa)|[\w-]+\.(?:pem|key))|private\s+keys?|api\s+keys?|secret\s+keys?|credentials\s+files?|secrets?\s+files?)[`'\x22]?\s+in(?:to)?\s+(?:the\s+|your\s+|our\s+)?(?:repo|repository|git|version\s+control|source\s+control)\b",
         before: 160,
