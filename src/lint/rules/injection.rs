@@ -2468,6 +2468,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "set to off",
             "set to nothing",
             "set to null",
+            "set to 0",
             "reset to",
             "cleared",
             "zeroed",
