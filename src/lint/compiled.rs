@@ -11,20 +11,20 @@
 //! and group names; this file's format) is in the file's header as a hash, and a file whose
 //! hash is not the engine's is not read at all. The compilers' own versions are pinned by
 //! `Cargo.lock`; a change of either makes the currency test fail until the file is written
-//! again. The test
-//! `generated_tables_are_current_for_the_compiled_regexes` fails when the file is not what
-//! the rules give now, and rewrites it when `AAHP_REGENERATE` is set (with the keyword
-//! tables: `AAHP_REGENERATE=1 cargo test --lib generated_tables_are_current`).
+//! again. The test `generated_tables_are_current_for_the_compiled_regexes` fails when the
+//! file is not what the rules give now, and rewrites it when `AAHP_REGENERATE` is set (with
+//! the keyword tables: `AAHP_REGENERATE=1 cargo test --lib generated_tables_are_current`).
 //!
 //! The file: `AAHPNFA1`, the hash of what the keys do not say (u64, little-endian), the entry
-//! count (u32, little-endian), an index of (`FxHash` of the key
-//! u64, offset u32) sorted by hash, then the entries. An entry: its key (varint length and
-//! bytes), a kind byte ([`PLAIN`] or [`RELAXED`]), for a relaxed regex its loops (varint
-//! count, then each loop's number and most bytes), then the forward NFA (with its groups)
-//! and the reverse one (without), each prefixed by its varint length. An NFA: flags (bit 0
-//! UTF-8, bit 1 reverse), its anchored, unanchored and pattern starts, its groups (count,
-//! then each name's length plus one, 0 for none, and bytes), its states (count, then each
-//! state's tag and fields). State ids are written relative to the state's own (zigzag
+//! count (u32, little-endian), an index of (`FxHash` of the key u64, offset u32) sorted by
+//! hash, then the entries. An entry: its key (varint length and bytes: a source, the source
+//! of a relaxed form after `\0relaxed\0`, a byte-mode helper regex's after `\0bytes\0`), a
+//! kind byte ([`PLAIN`], [`RELAXED`] or [`NOT_RELAXED`]), for a relaxed regex its loops
+//! (varint count, then each loop's number and most bytes), then, but for [`NOT_RELAXED`], the
+//! forward NFA (with its groups) and the reverse one (without), each prefixed by its varint
+//! length. An NFA: flags (bit 0 UTF-8, bit 1 reverse), its anchored, unanchored and pattern
+//! starts, its groups (count, then each name's length plus one, 0 for none, and bytes), its
+//! states (count, then each state's tag and fields). State ids are written relative to the state's own (zigzag
 //! varints): most transitions go to a state nearby.
 
 #[cfg(test)]
