@@ -2520,9 +2520,9 @@ pub(crate) fn compiled_ahead() -> Vec<u8> {
     use super::rules::{catalogue, commands, expand, secrets};
     use std::collections::BTreeMap;
     let mut entries: BTreeMap<String, Written> = BTreeMap::new();
-    let written = |kind: u8, loops: Loops, hir: Option<regex_syntax::hir::Hir>| {
+    let written = |kind: u8, loops: Loops, hir: Option<regex_syntax::hir::Hir>, utf8: bool| {
         let (forward, reverse) = hir.map_or((Vec::new(), Vec::new()), |hir| {
-            let (fwd, rev) = lean::nfas(&hir, true);
+            let (fwd, rev) = lean::nfas(&hir, utf8);
             (
                 super::compiled::write_nfa(&fwd),
                 super::compiled::write_nfa(&rev),
@@ -2544,7 +2544,7 @@ pub(crate) fn compiled_ahead() -> Vec<u8> {
     let plain = |entries: &mut BTreeMap<String, Written>, src: String| {
         if let std::collections::btree_map::Entry::Vacant(e) = entries.entry(src) {
             let hir = parse(e.key());
-            e.insert(written(PLAIN, Vec::new(), Some(hir)));
+            e.insert(written(PLAIN, Vec::new(), Some(hir), true));
         }
     };
     for p in super::rules::all_patterns() {
@@ -2580,9 +2580,9 @@ pub(crate) fn compiled_ahead() -> Vec<u8> {
             continue;
         }
         if let Some((wide, loops)) = relaxed(&parse(&src)) {
-            entries.insert(key, written(RELAXED, loops, Some(wide)));
+            entries.insert(key, written(RELAXED, loops, Some(wide), true));
         } else {
-            entries.insert(key, written(NOT_RELAXED, Vec::new(), None));
+            entries.insert(key, written(NOT_RELAXED, Vec::new(), None, true));
             plain(&mut entries, src);
         }
     }
@@ -2592,15 +2592,9 @@ pub(crate) fn compiled_ahead() -> Vec<u8> {
             .build()
             .parse(&src)
             .expect("a helper regex parses");
-        let (fwd, rev) = lean::nfas(&hir, false);
         entries.insert(
             bytes_key(&src),
-            Written {
-                kind: PLAIN,
-                loops: Vec::new(),
-                forward: super::compiled::write_nfa(&fwd),
-                reverse: super::compiled::write_nfa(&rev),
-            },
+            written(PLAIN, Vec::new(), Some(hir), false),
         );
     }
     super::compiled::write_file(&entries)
@@ -4317,6 +4311,24 @@ mod lean {
             .which_captures(WhichCaptures::All)
     }
 
+    /// The NFA that finds `hir`'s matches, its groups kept.
+    fn forward_nfa(hir: &regex_syntax::hir::Hir, utf8: bool) -> Result<NFA, BuildError> {
+        Ok(thompson::Compiler::new()
+            .configure(thompson_config(utf8))
+            .build_from_hir(hir)?)
+    }
+
+    /// The NFA that finds where `hir`'s matches start, reading back from their ends.
+    fn reverse_nfa(hir: &regex_syntax::hir::Hir, utf8: bool) -> Result<NFA, BuildError> {
+        Ok(thompson::Compiler::new()
+            .configure(
+                thompson_config(utf8)
+                    .which_captures(WhichCaptures::None)
+                    .reverse(true),
+            )
+            .build_from_hir(hir)?)
+    }
+
     /// `meta`'s configuration of its lazy DFAs, no prefilter.
     fn dfa_config() -> hybrid::dfa::Config {
         hybrid::dfa::Config::new()
@@ -4420,17 +4432,17 @@ mod lean {
         /// or end where a UTF-8 character does.
         pub(crate) fn new_bytes(src: &str) -> Result<Regex, BuildError> {
             let hir = syntax::parse_with(src, &syntax::Config::new().utf8(false))?;
-            let nfa = thompson::Compiler::new()
-                .configure(thompson_config(false))
-                .build_from_hir(&hir)?;
-            Regex::from_nfa(nfa, Reverse::Tree(hir))
+            Regex::from_hir_with(hir, false)
         }
 
         /// The regex of a syntax tree parsed as `new` parses (`regex_syntax`'s defaults).
         pub(crate) fn from_hir(hir: regex_syntax::hir::Hir) -> Result<Regex, BuildError> {
-            let nfa = thompson::Compiler::new()
-                .configure(thompson_config(true))
-                .build_from_hir(&hir)?;
+            Regex::from_hir_with(hir, true)
+        }
+
+        /// The regex of `hir`, whose matches start and end on UTF-8 characters when `utf8`.
+        fn from_hir_with(hir: regex_syntax::hir::Hir, utf8: bool) -> Result<Regex, BuildError> {
+            let nfa = forward_nfa(&hir, utf8)?;
             Regex::from_nfa(nfa, Reverse::Tree(hir))
         }
 
@@ -4461,19 +4473,10 @@ mod lean {
         /// The forward and reverse NFAs of `hir`, as [`Regex::from_hir`] builds them.
         #[cfg(test)]
         pub(crate) fn nfas_of(hir: &regex_syntax::hir::Hir, utf8: bool) -> (NFA, NFA) {
-            let fwd = thompson::Compiler::new()
-                .configure(thompson_config(utf8))
-                .build_from_hir(hir)
-                .expect("compiles");
-            let rev = thompson::Compiler::new()
-                .configure(
-                    thompson_config(utf8)
-                        .which_captures(WhichCaptures::None)
-                        .reverse(true),
-                )
-                .build_from_hir(hir)
-                .expect("compiles");
-            (fwd, rev)
+            (
+                forward_nfa(hir, utf8).expect("compiles"),
+                reverse_nfa(hir, utf8).expect("compiles"),
+            )
         }
 
         /// The reverse lazy DFA, built at the first call.
@@ -4481,14 +4484,7 @@ mod lean {
             self.rev
                 .get_or_init(|| {
                     let nfa = match &self.reverse {
-                        Reverse::Tree(hir) => thompson::Compiler::new()
-                            .configure(
-                                thompson_config(self.nfa.is_utf8())
-                                    .which_captures(WhichCaptures::None)
-                                    .reverse(true),
-                            )
-                            .build_from_hir(hir)
-                            .ok()?,
+                        Reverse::Tree(hir) => reverse_nfa(hir, self.nfa.is_utf8()).ok()?,
                         Reverse::Table(bytes) => super::super::compiled::nfa(bytes)?,
                     };
                     reverse_dfa(nfa)
