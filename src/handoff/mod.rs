@@ -256,15 +256,15 @@ pub struct Snapshot {
 
 /// Whether the pre-commit check may lint the file `inner` (a path relative to the handoff
 /// directory) in the window around its change: a Markdown file other than the lint
-/// configuration, the files always read, the archive pair (linted in pieces of its own), and
-/// `LOG.md` and `NEXT_ACTIONS.md`, whose structure rules count entries and tasks over the
-/// whole file.
+/// configuration, the files always read, and `LOG.md` and `NEXT_ACTIONS.md`, whose structure
+/// rules count entries and tasks over the whole file. LOG-ARCHIVE.md is one (read whole up
+/// to [`HELD_WHOLE_UP_TO`]; beyond, it is left on disk and linted in pieces of its own): a
+/// rotation appends to it, and its lint was most of a commit's (issue #14).
 fn windowed(inner: &str) -> bool {
     let name = inner.rsplit('/').next().unwrap_or(inner);
     std::path::Path::new(name)
         .extension()
         .is_some_and(|x| x.eq_ignore_ascii_case("md"))
-        && !is_archive_pair(name)
         && !ALWAYS_READ.contains(&name)
         && !crate::lint::is_config_file(name)
         && !matches!(name, log::LOG_FILE | "NEXT_ACTIONS.md")

@@ -483,3 +483,48 @@ fn a_large_changed_file_is_linted_in_the_window_around_its_change() {
     lines_flagged.dedup();
     assert_eq!(lines_flagged, [205, line as u64], "{verify}");
 }
+
+#[test]
+fn an_archive_a_rotation_appends_to_is_linted_in_the_window_around_the_new_entries() {
+    // A large archive committed past the hook with an injection in an old entry.
+    let repo = handoff_repo();
+    rotate_and_hook(&repo, 0..300, Some((5, PAYLOAD))).assert_code(1);
+    commit(&repo, "three hundred archived, one planted");
+    assert!(repo.read(ARCHIVE).len() > 32 * 1024);
+
+    // A rotation appends three entries: the old entry was HEAD's, judged when HEAD was
+    // committed, and is not reported again; the archive's lint costs what the rotation moved.
+    rotate_and_hook(&repo, 300..303, None).assert_code(0);
+    assert_eq!(flagged(&repo), []);
+
+    // An injection the rotation moves into the archive is blocked, at its line there.
+    repo.git(&["reset", "-q", "--hard", "HEAD"]);
+    rotate_and_hook(&repo, 300..303, Some((301, PAYLOAD))).assert_code(1);
+    let lines: Vec<usize> = repo
+        .read(ARCHIVE)
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| *l == PAYLOAD)
+        .map(|(i, _)| i + 1)
+        .collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    let found = flagged(&repo);
+    assert!(!found.is_empty(), "{found:?}");
+    assert!(
+        found.iter().all(|f| *f == (ARCHIVE.to_string(), lines[1])),
+        "{found:?}"
+    );
+
+    // The working-tree check and CI judge the whole archive: the planted entry too.
+    let verify = repo.aahp(&["--json", "verify"]);
+    verify.assert_code(1);
+    let mut archived: Vec<u64> = verify.json()["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["path"] == ARCHIVE)
+        .map(|d| d["line"].as_u64().unwrap())
+        .collect();
+    archived.dedup();
+    assert_eq!(archived, [lines[0] as u64, lines[1] as u64], "{verify}");
+}
