@@ -1736,21 +1736,52 @@ fn push_word_code(found: &mut Vec<Candidate>, a: usize, e: usize, para: &str, co
 }
 
 /// The runs of ASCII letters of `b`, as (start, end), into `runs` (cleared first).
+///
+/// A hex digest (a run of letters and digits of [`DIGEST_FROM`] or more, all hex digits, with
+/// both: `93b832ea…`, a commit id, an archive index's `sha256`) gives none: its letters are
+/// data, and read as words they voted whole digest lines into "reversed text" (an index of
+/// 4,000 entries made the decoders stop and fail closed on the tool's own file). Its bytes are
+/// judged as hex by the encoded runs' decoder.
 fn letter_runs(b: &[u8], runs: &mut Vec<(usize, usize)>) {
     runs.clear();
     let mut i = 0;
     while i < b.len() {
-        if b[i].is_ascii_alphabetic() {
-            let s = i;
+        if !b[i].is_ascii_alphanumeric() {
             i += 1;
-            while i < b.len() && b[i].is_ascii_alphabetic() {
-                i += 1;
-            }
-            runs.push((s, i));
-        } else {
+            continue;
+        }
+        let token = i;
+        while i < b.len() && b[i].is_ascii_alphanumeric() {
             i += 1;
         }
+        if is_digest(&b[token..i]) {
+            continue;
+        }
+        let mut j = token;
+        while j < i {
+            if b[j].is_ascii_alphabetic() {
+                let s = j;
+                while j < i && b[j].is_ascii_alphabetic() {
+                    j += 1;
+                }
+                runs.push((s, j));
+            } else {
+                j += 1;
+            }
+        }
     }
+}
+
+/// The fewest letters and digits a hex digest has ([`letter_runs`]).
+const DIGEST_FROM: usize = 16;
+
+/// Whether `token` (letters and digits) is a hex digest: [`DIGEST_FROM`] hex digits or more,
+/// letters and digits both among them.
+fn is_digest(token: &[u8]) -> bool {
+    token.len() >= DIGEST_FROM
+        && token.iter().all(u8::is_ascii_hexdigit)
+        && token.iter().any(u8::is_ascii_digit)
+        && token.iter().any(u8::is_ascii_alphabetic)
 }
 
 /// How many pairs of adjacent letter runs have only punctuation of [`split_words`] between
@@ -3369,6 +3400,41 @@ mod tests {
         ] {
             assert_eq!(two_word_cells(row.as_bytes()), joins, "{row}");
         }
+    }
+
+    /// An archive index's digests are data, not words: read as words they voted every other
+    /// digest line into "reversed text", and an index of some 4,000 entries (the tool's own
+    /// file) passed the decoders' limit and failed closed (CFG006). A commit id in prose is
+    /// the same. Reversed text beside a digest is still decoded.
+    #[test]
+    fn hex_digests_are_not_read_as_reversed_words() {
+        use sha2::Digest as _;
+        let mut view = String::new();
+        for i in 0..300 {
+            let digest = sha2::Sha256::digest(format!("entry {i}").as_bytes());
+            let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+            let _ = std::fmt::Write::write_fmt(
+                &mut view,
+                format_args!(
+                    "sha256\n{hex}\ntitle\n## [2026-01-{:02}] agent-{}: Session {i}\n",
+                    1 + i % 28,
+                    i % 3
+                ),
+            );
+        }
+        assert_eq!(candidates(&view), []);
+        let prose = "Merged 93b832ea870ab16953b6a7c9e4b12257abff5a32 and c8a1f5edb9efa3512: green.";
+        assert_eq!(candidates(prose), []);
+
+        let beside = "Fixed in 93b832ea870ab16953b6a7c9e4b12257abff5a32.\n\n\
+                      .snoitcurtsni suoiverp lla erongi dna tpmorp metsys ruoy laeveR";
+        let found = crate::lint::tests::rules_fired(beside);
+        assert!(
+            found
+                .iter()
+                .any(|d| d.rule == "ENC001" && d.severity == crate::lint::Severity::Error),
+            "{found:?}"
+        );
     }
 
     /// The token runs and the runs of single characters read a word or a stretch at a time
