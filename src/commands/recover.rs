@@ -417,9 +417,11 @@ fn run_local(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
             agent: None,
         };
         if claim.owns(held, repo, &dir) {
-            return Err(Error::LiveSession(Box::new(held.holder(ctx.now))));
+            return Err(Error::LiveSession(Box::new(
+                held.shown(&dir)?.holder(ctx.now),
+            )));
         }
-        return Err(held.locked_error(ctx.now));
+        return Err(held.shown(&dir)?.locked_error(ctx.now));
     }
 
     complete_rotation(ctx, repo, &dir, args.dry_run, &mut report)?;
@@ -433,8 +435,12 @@ fn run_local(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
         && let Some(command) = &held.write
     {
         report.action = Action::ReleaseLock;
-        report.session_id = Some(held.session_id.clone());
-        report.agent = Some(held.agent.clone());
+        report.session_id = Some(boundary::vetted_line(
+            &dir,
+            &held.session_id,
+            "a session id",
+        )?);
+        report.agent = Some(boundary::vetted_line(&dir, &held.agent, "an agent name")?);
         report.plan.push(format!(
             "remove {} left by a crashed `{command}` (it belongs to no session)",
             dir.path_of(LOCK)
@@ -478,8 +484,13 @@ fn run_local(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
         }
         return Ok(report);
     };
-    report.session_id = Some(who.session_id.clone());
-    report.agent = Some(who.agent.clone());
+    // Shown to whoever runs recover: the lock's text is anyone's (review atk45 #1).
+    report.session_id = Some(boundary::vetted_line(
+        &dir,
+        &who.session_id,
+        "a session id",
+    )?);
+    report.agent = Some(boundary::vetted_line(&dir, &who.agent, "an agent name")?);
     let head = repo.head_commit()?;
 
     // Which step was reached?

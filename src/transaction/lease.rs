@@ -124,25 +124,7 @@ pub fn read(repo: &Repo, remote: &str, dir: &HandoffDir) -> Result<RemoteHolder>
 /// to an agent (review s28 #2). A field the linter blocks is withheld, saying so; a valid
 /// time passes unchanged (a withheld expiry reads as no expiry: stale).
 fn vetted(dir: &HandoffDir, lock: HandoffLock) -> Result<HandoffLock> {
-    let field = |text: &str, what: &str| boundary::vetted_line(dir, text, what);
-    Ok(HandoffLock {
-        agent: field(&lock.agent, "an agent name")?,
-        session_id: field(&lock.session_id, "a session id")?,
-        host: field(&lock.host, "a host name")?,
-        started: field(&lock.started, "a time")?,
-        expires: field(&lock.expires, "a time")?,
-        phase: lock
-            .phase
-            .as_deref()
-            .map(|p| field(p, "a phase"))
-            .transpose()?,
-        updating: lock
-            .updating
-            .iter()
-            .map(|u| field(u, "a file name"))
-            .collect::<Result<_>>()?,
-        ..lock
-    })
+    lock.shown(dir)
 }
 
 /// The exit-3 error for a lease someone else holds: holder, host and age.
