@@ -4992,6 +4992,18 @@ mod differential {
     /// once (the others at their first), repetitions at their least count (and once more
     /// when that is none), a class as one of its letters (else its first character).
     pub(super) fn alternatives(hir: &regex_syntax::hir::Hir, cap: usize) -> Vec<String> {
+        alternatives_stretched(hir, cap, None)
+    }
+
+    /// [`alternatives`] with each repetition at its most (an unbounded one `stretch` times)
+    /// where `stretch` is given.
+    pub(super) fn alternatives_stretched(
+        hir: &regex_syntax::hir::Hir,
+        cap: usize,
+        stretch: Option<u32>,
+    ) -> Vec<String> {
+        let alternatives =
+            |h: &regex_syntax::hir::Hir, cap: usize| alternatives_stretched(h, cap, stretch);
         use regex_syntax::hir::{Class, HirKind};
         let pick = |c: &Class| -> String {
             match c {
@@ -5032,7 +5044,10 @@ mod differential {
             HirKind::Capture(c) => alternatives(&c.sub, cap),
             HirKind::Repetition(r) => {
                 let inner = alternatives(&r.sub, cap);
-                let n = r.min.max(1) as usize;
+                let n = match stretch {
+                    Some(most) => r.max.unwrap_or(most).max(r.min).max(1) as usize,
+                    None => r.min.max(1) as usize,
+                };
                 let mut out: Vec<String> = inner
                     .iter()
                     .map(|v| {
@@ -5163,7 +5178,7 @@ mod differential {
     /// Cyrillic written in Latin look-alikes (PI006), a persona named and called a `machine`
     /// or `program` (PI004), a rules setting at a text's first byte, `turn <noun> down` with
     /// a noun the list lacks.
-    const LEFT: &[&str] = &[
+    pub(super) const LEFT: &[&str] = &[
         "PI004 chatbot",
         "PI004 refus",
         "PI004 rules",
@@ -5524,5 +5539,70 @@ mod long_values {
             misses.len(),
             misses[..misses.len().min(20)].join("\n")
         );
+    }
+}
+
+/// The engine against each rule's regex on matches whose bounded repetitions run to their
+/// most (an unbounded one twice, `AAHP_STRETCH` times when set): a window too short for what
+/// the regex reads after or before its keyword loses the match (review atk45 #4:
+/// `git commit -m "fix the parser and its tests" -n` ran past PI008's 20 bytes after
+/// `commit -`; `curl -uUSER:PASS` woke no keyword of SEC131).
+#[cfg(test)]
+mod stretched {
+    #[test]
+    fn the_engine_finds_what_each_rules_regex_finds_on_its_longest_alternatives() {
+        let only: Option<String> = std::env::var("AAHP_DIFF_RULE").ok();
+        let most: u32 = std::env::var("AAHP_STRETCH")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(2);
+        let mut misses: std::collections::BTreeMap<String, String> = Default::default();
+        let (mut texts, mut with) = (0, 0);
+        for p in crate::lint::rules::all_patterns() {
+            if only.as_deref().is_some_and(|o| o != p.rule.id) {
+                continue;
+            }
+            let src = crate::lint::rules::expand(p.regex);
+            let hir = regex_syntax::ParserBuilder::new()
+                .utf8(false)
+                .build()
+                .parse(&src)
+                .expect("parses");
+            let re = super::Regex::new(&src).expect("builds");
+            for alt in super::differential::alternatives_stretched(&hir, 40, Some(most)) {
+                if alt.trim().is_empty() || alt.len() > 6000 {
+                    continue;
+                }
+                for t in [
+                    format!("{alt}\n"),
+                    format!("Please note: {alt} for the team.\n"),
+                ] {
+                    texts += 1;
+                    let Some((want, got)) = super::differential::judged(p, &re, &t) else {
+                        continue;
+                    };
+                    with += 1;
+                    let missing: Vec<_> = want.iter().filter(|w| !got.contains(w)).collect();
+                    if !missing.is_empty() {
+                        misses
+                            .entry(format!("{} {}", p.rule.id, p.keywords[0]))
+                            .or_insert(format!(
+                                "missing {missing:?} got {got:?} len {}: {:?}",
+                                t.len(),
+                                t.chars().take(150).collect::<String>()
+                            ));
+                    }
+                }
+            }
+        }
+        println!("{texts} texts, {with} with findings");
+        // Patterns left by review atk44 (`differential::LEFT`) miss these alternatives at
+        // any length.
+        let shown: Vec<String> = misses
+            .iter()
+            .filter(|(k, _)| !super::differential::LEFT.contains(&k.as_str()))
+            .map(|(k, v)| format!("{k}: {v}"))
+            .collect();
+        assert!(shown.is_empty(), "{}\n{}", shown.len(), shown.join("\n"));
     }
 }
