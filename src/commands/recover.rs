@@ -113,6 +113,17 @@ pub struct RecoverReport {
     pub conflicted_manifest: Option<String>,
 }
 
+impl RecoverReport {
+    /// Names the interrupted session, its fields vetted: they come from `HANDOFF.lock` or
+    /// the journal, which anyone can edit, and whoever runs `recover` reads them (review
+    /// atk45 #1).
+    fn name_session(&mut self, dir: &HandoffDir, session_id: &str, agent: &str) -> Result<()> {
+        self.session_id = Some(boundary::vetted_line(dir, session_id, "a session id")?);
+        self.agent = Some(boundary::vetted_line(dir, agent, "an agent name")?);
+        Ok(())
+    }
+}
+
 impl Report for RecoverReport {
     fn command(&self) -> &'static str {
         "recover"
@@ -435,12 +446,7 @@ fn run_local(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
         && let Some(command) = &held.write
     {
         report.action = Action::ReleaseLock;
-        report.session_id = Some(boundary::vetted_line(
-            &dir,
-            &held.session_id,
-            "a session id",
-        )?);
-        report.agent = Some(boundary::vetted_line(&dir, &held.agent, "an agent name")?);
+        report.name_session(&dir, &held.session_id, &held.agent)?;
         report.plan.push(format!(
             "remove {} left by a crashed `{command}` (it belongs to no session)",
             dir.path_of(LOCK)
@@ -484,13 +490,7 @@ fn run_local(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
         }
         return Ok(report);
     };
-    // Shown to whoever runs recover: the lock's text is anyone's (review atk45 #1).
-    report.session_id = Some(boundary::vetted_line(
-        &dir,
-        &who.session_id,
-        "a session id",
-    )?);
-    report.agent = Some(boundary::vetted_line(&dir, &who.agent, "an agent name")?);
+    report.name_session(&dir, &who.session_id, &who.agent)?;
     let head = repo.head_commit()?;
 
     // Which step was reached?

@@ -4991,6 +4991,27 @@ mod differential {
     /// Strings the regex `hir` matches, each alternative of every alternation taken at least
     /// once (the others at their first), repetitions at their least count (and once more
     /// when that is none), a class as one of its letters (else its first character).
+    /// Each pattern (only `AAHP_DIFF_RULE`'s when set) with its regex's syntax tree and the
+    /// regex.
+    pub(super) fn each_rule_regex(
+        mut f: impl FnMut(&'static super::Pattern, &regex_syntax::hir::Hir, &super::Regex),
+    ) {
+        let only: Option<String> = std::env::var("AAHP_DIFF_RULE").ok();
+        for p in crate::lint::rules::all_patterns() {
+            if only.as_deref().is_some_and(|o| o != p.rule.id) {
+                continue;
+            }
+            let src = crate::lint::rules::expand(p.regex);
+            let hir = regex_syntax::ParserBuilder::new()
+                .utf8(false)
+                .build()
+                .parse(&src)
+                .expect("parses");
+            let re = super::Regex::new(&src).expect("builds");
+            f(p, &hir, &re);
+        }
+    }
+
     pub(super) fn alternatives(hir: &regex_syntax::hir::Hir, cap: usize) -> Vec<String> {
         alternatives_stretched(hir, cap, None)
     }
@@ -5002,9 +5023,9 @@ mod differential {
         cap: usize,
         stretch: Option<u32>,
     ) -> Vec<String> {
+        use regex_syntax::hir::{Class, HirKind};
         let alternatives =
             |h: &regex_syntax::hir::Hir, cap: usize| alternatives_stretched(h, cap, stretch);
-        use regex_syntax::hir::{Class, HirKind};
         let pick = |c: &Class| -> String {
             match c {
                 Class::Unicode(u) => {
@@ -5106,19 +5127,8 @@ mod differential {
         let mut misses: std::collections::BTreeMap<String, (usize, String)> =
             std::collections::BTreeMap::default();
         let (mut texts, mut with_expect) = (0usize, 0usize);
-        let only: Option<String> = std::env::var("AAHP_DIFF_RULE").ok();
-        for p in crate::lint::rules::all_patterns() {
-            if only.as_deref().is_some_and(|o| o != p.rule.id) {
-                continue;
-            }
-            let src = crate::lint::rules::expand(p.regex);
-            let hir = regex_syntax::ParserBuilder::new()
-                .utf8(false)
-                .build()
-                .parse(&src)
-                .expect("parses");
-            let re = super::Regex::new(&src).expect("builds");
-            for alt in alternatives(&hir, 4000) {
+        each_rule_regex(|p, hir, re| {
+            for alt in alternatives(hir, 4000) {
                 if alt.trim().is_empty() {
                     continue;
                 }
@@ -5131,7 +5141,7 @@ mod differential {
                     ),
                 ] {
                     texts += 1;
-                    let Some((want, got)) = judged(p, &re, &t) else {
+                    let Some((want, got)) = judged(p, re, &t) else {
                         continue;
                     };
                     with_expect += 1;
@@ -5150,7 +5160,7 @@ mod differential {
                     }
                 }
             }
-        }
+        });
         println!("{texts} texts, {with_expect} with findings the regexes give");
         let new: Vec<String> = misses
             .iter()
@@ -5302,8 +5312,8 @@ mod hostile {
             .and_then(|s| s.parse().ok())
             .unwrap_or(2);
         let mut next = draws(0x2545_f491_4f6c_dd1d);
-        let mut diffs: std::collections::BTreeMap<String, String> = Default::default();
-        let mut engine_misses: std::collections::BTreeMap<String, String> = Default::default();
+        let mut diffs = std::collections::BTreeMap::<String, String>::default();
+        let mut engine_misses = std::collections::BTreeMap::<String, String>::default();
         let (mut compared, mut found) = (0usize, 0usize);
         let mut seen = std::collections::HashSet::new();
         for (pi, p) in crate::lint::rules::all_patterns().into_iter().enumerate() {
@@ -5551,25 +5561,14 @@ mod long_values {
 mod stretched {
     #[test]
     fn the_engine_finds_what_each_rules_regex_finds_on_its_longest_alternatives() {
-        let only: Option<String> = std::env::var("AAHP_DIFF_RULE").ok();
         let most: u32 = std::env::var("AAHP_STRETCH")
             .ok()
             .and_then(|s| s.parse().ok())
             .unwrap_or(2);
-        let mut misses: std::collections::BTreeMap<String, String> = Default::default();
+        let mut misses = std::collections::BTreeMap::<String, String>::default();
         let (mut texts, mut with) = (0, 0);
-        for p in crate::lint::rules::all_patterns() {
-            if only.as_deref().is_some_and(|o| o != p.rule.id) {
-                continue;
-            }
-            let src = crate::lint::rules::expand(p.regex);
-            let hir = regex_syntax::ParserBuilder::new()
-                .utf8(false)
-                .build()
-                .parse(&src)
-                .expect("parses");
-            let re = super::Regex::new(&src).expect("builds");
-            for alt in super::differential::alternatives_stretched(&hir, 40, Some(most)) {
+        super::differential::each_rule_regex(|p, hir, re| {
+            for alt in super::differential::alternatives_stretched(hir, 40, Some(most)) {
                 if alt.trim().is_empty() || alt.len() > 6000 {
                     continue;
                 }
@@ -5578,7 +5577,7 @@ mod stretched {
                     format!("Please note: {alt} for the team.\n"),
                 ] {
                     texts += 1;
-                    let Some((want, got)) = super::differential::judged(p, &re, &t) else {
+                    let Some((want, got)) = super::differential::judged(p, re, &t) else {
                         continue;
                     };
                     with += 1;
@@ -5594,7 +5593,7 @@ mod stretched {
                     }
                 }
             }
-        }
+        });
         println!("{texts} texts, {with} with findings");
         // Patterns left by review atk44 (`differential::LEFT`) miss these alternatives at
         // any length.
