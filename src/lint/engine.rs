@@ -4670,7 +4670,7 @@ mod differential {
     use super::{Caps, Groups, Scan};
     use crate::lint::FileKind;
 
-    fn draws(mut state: u64) -> impl FnMut(usize) -> usize {
+    pub(super) fn draws(mut state: u64) -> impl FnMut(usize) -> usize {
         move |n| {
             state ^= state << 13;
             state ^= state >> 7;
@@ -5204,15 +5204,7 @@ mod differential {
 /// Review atk45: the lean engine against `regex::Regex` on hostile framings.
 #[cfg(test)]
 mod hostile {
-    fn draws(mut state: u64) -> impl FnMut(usize) -> usize {
-        move |n| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let n = u64::try_from(n.max(1)).expect("a small bound");
-            usize::try_from(state % n).expect("below a usize")
-        }
-    }
+    use super::differential::draws;
 
     const SCRIPTS: &[char] = &[
         'a',
