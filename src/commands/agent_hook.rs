@@ -413,12 +413,15 @@ fn session_start(ctx: &Context) -> Result<Value> {
 fn session_end(ctx: &Context) -> Result<Value> {
     let dir = ctx.existing_handoff()?;
     Ok(match LockState::read(&dir)? {
-        LockState::Held(lock) => json!({"systemMessage": format!(
-            "git aahp: the handoff session {} ({}) is still open. Update STATUS.md and LOG.md, \
-             then run `git aahp commit -m \"…\"` (or `git aahp recover` to give it up).",
-            boundary::clean_line(&lock.session_id),
-            boundary::clean_line(&lock.agent),
-        )}),
+        LockState::Held(lock) => {
+            let lock = lock.shown(&dir)?;
+            json!({"systemMessage": format!(
+                "git aahp: the handoff session {} ({}) is still open. Update STATUS.md and LOG.md, \
+                 then run `git aahp commit -m \"…\"` (or `git aahp recover` to give it up).",
+                boundary::clean_line(&lock.session_id),
+                boundary::clean_line(&lock.agent),
+            )})
+        }
         LockState::Unreadable(_) => json!({"systemMessage":
             "git aahp: HANDOFF.lock is unreadable; run `git aahp recover`."}),
         LockState::Absent => json!({}),

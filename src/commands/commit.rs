@@ -993,6 +993,7 @@ fn refuse_other_sessions_code(
         if held.is_session(session_id) || held.is_stale(ctx.now) {
             continue;
         }
+        let held = held.shown(other)?;
         let theirs: Vec<&str> = paths
             .iter()
             .zip(&owners.owner)

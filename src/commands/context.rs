@@ -1051,17 +1051,21 @@ fn candidates(input: &Input<'_>) -> Result<Vec<Part>> {
             .map(|(id, t)| super::task::TaskView::from_value(&id, t))
             .filter(super::task::TaskView::is_open)
             .map(|t| {
-                let mut line = format!("- {} [{}", t.id, t.status);
+                // Each field on the item's one line: a line break in a title written by
+                // hand (or U+2028, review atk45 #2) started a line of its own, a heading or
+                // an item the context never wrote.
+                let one = crate::output::escape_untrusted;
+                let mut line = format!("- {} [{}", one(&t.id), one(&t.status));
                 if let Some(p) = &t.priority {
-                    let _ = write!(line, ", {p}");
+                    let _ = write!(line, ", {}", one(p));
                 }
                 line.push_str("] ");
-                line.push_str(&t.title);
+                line.push_str(&one(&t.title));
                 if let Some(a) = &t.assigned_to {
-                    let _ = write!(line, " (assigned to {a})");
+                    let _ = write!(line, " (assigned to {})", one(a));
                 }
                 if let Some(b) = &t.blocked_by {
-                    let _ = write!(line, " (blocked by {b})");
+                    let _ = write!(line, " (blocked by {})", one(b));
                 }
                 line
             })

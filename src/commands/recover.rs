@@ -113,6 +113,17 @@ pub struct RecoverReport {
     pub conflicted_manifest: Option<String>,
 }
 
+impl RecoverReport {
+    /// Names the interrupted session, its fields vetted: they come from `HANDOFF.lock` or
+    /// the journal, which anyone can edit, and whoever runs `recover` reads them (review
+    /// atk45 #1).
+    fn name_session(&mut self, dir: &HandoffDir, session_id: &str, agent: &str) -> Result<()> {
+        self.session_id = Some(boundary::vetted_line(dir, session_id, "a session id")?);
+        self.agent = Some(boundary::vetted_line(dir, agent, "an agent name")?);
+        Ok(())
+    }
+}
+
 impl Report for RecoverReport {
     fn command(&self) -> &'static str {
         "recover"
@@ -417,9 +428,11 @@ fn run_local(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
             agent: None,
         };
         if claim.owns(held, repo, &dir) {
-            return Err(Error::LiveSession(Box::new(held.holder(ctx.now))));
+            return Err(Error::LiveSession(Box::new(
+                held.shown(&dir)?.holder(ctx.now),
+            )));
         }
-        return Err(held.locked_error(ctx.now));
+        return Err(held.shown(&dir)?.locked_error(ctx.now));
     }
 
     complete_rotation(ctx, repo, &dir, args.dry_run, &mut report)?;
@@ -433,8 +446,7 @@ fn run_local(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
         && let Some(command) = &held.write
     {
         report.action = Action::ReleaseLock;
-        report.session_id = Some(held.session_id.clone());
-        report.agent = Some(held.agent.clone());
+        report.name_session(&dir, &held.session_id, &held.agent)?;
         report.plan.push(format!(
             "remove {} left by a crashed `{command}` (it belongs to no session)",
             dir.path_of(LOCK)
@@ -478,8 +490,7 @@ fn run_local(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
         }
         return Ok(report);
     };
-    report.session_id = Some(who.session_id.clone());
-    report.agent = Some(who.agent.clone());
+    report.name_session(&dir, &who.session_id, &who.agent)?;
     let head = repo.head_commit()?;
 
     // Which step was reached?

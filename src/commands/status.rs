@@ -348,10 +348,10 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<StatusReport> {
     // never skipped or waited on.
     report.lock = match read_lock_bytes(&dir)? {
         None => None,
-        Some(Ok(bytes)) => Some(lock_info(&bytes, ctx.now)),
+        Some(Ok(bytes)) => Some(lock_info(&dir, &bytes, ctx.now)?),
         Some(Err(what)) => Some(LockInfo {
             problem: Some(what),
-            ..lock_info(b"", ctx.now)
+            ..lock_info(&dir, b"", ctx.now)?
         }),
     };
     let journal = crate::transaction::journal::Journal::load(repo, &dir.rel)?;
@@ -569,20 +569,27 @@ fn remote_lease(
     })
 }
 
-fn lock_info(bytes: &[u8], now: jiff::Timestamp) -> LockInfo {
+/// What the lock's JSON says, each text field vetted as [`crate::transaction::lock::HandoffLock::shown`]
+/// vets it (review atk45 #1).
+fn lock_info(
+    dir: &crate::handoff::HandoffDir,
+    bytes: &[u8],
+    now: jiff::Timestamp,
+) -> Result<LockInfo> {
     let v: Option<Value> = serde_json::from_slice(bytes).ok().filter(Value::is_object);
-    let field = |k: &str| {
-        v.as_ref()
-            .and_then(|v| v.get(k))
-            .and_then(Value::as_str)
-            .map(String::from)
+    let raw = |k: &str| v.as_ref().and_then(|v| v.get(k)).and_then(Value::as_str);
+    let vetted = |k: &str, what: &str| {
+        raw(k)
+            .map(|t| crate::output::boundary::vetted_line(dir, t, what))
+            .transpose()
     };
+    let field = |k: &str| raw(k).map(String::from);
     let started = field("started");
     let expires = field("expires");
     let parse = |s: &Option<String>| s.as_deref().and_then(|s| s.parse::<jiff::Timestamp>().ok());
-    LockInfo {
-        agent: field("agent"),
-        session_id: field("session_id"),
+    Ok(LockInfo {
+        agent: vetted("agent", "an agent name")?,
+        session_id: vetted("session_id", "a session id")?,
         age_seconds: parse(&started)
             .map(|t| now.as_second() - t.as_second())
             .filter(|s| *s >= 0),
@@ -592,7 +599,7 @@ fn lock_info(bytes: &[u8], now: jiff::Timestamp) -> LockInfo {
         expires,
         unreadable: v.is_none(),
         problem: None,
-    }
+    })
 }
 
 /// Names the verified claims in TRUST.md whose date no longer vouches for them, with why:

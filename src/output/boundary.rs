@@ -213,12 +213,23 @@ pub fn clean(s: &str) -> Cow<'_, str> {
     }
 }
 
-/// [`clean`] for text shown on one line: a newline becomes a visible `\u{a}` as well, so
-/// a name or a field cannot start a line of its own.
+/// [`clean`] for text shown on one line: a newline, and the Unicode line and paragraph
+/// separators every reader that splits lines by Unicode breaks at (Python's `splitlines`,
+/// JavaScript, editors; [`starts_line`]), become visible escapes as well, so a name or a
+/// field cannot start a line of its own (review atk45 #2: a task title or a lock's agent
+/// holding U+2028 forged a line in `status`, `task list` and the session-start context).
 pub fn clean_line(s: &str) -> String {
     let c = clean(s);
-    if c.contains('\n') {
-        c.replace('\n', "\\u{a}")
+    if c.contains(starts_line) {
+        let mut out = String::with_capacity(c.len() + 16);
+        for ch in c.chars() {
+            if starts_line(ch) {
+                push_escape(&mut out, ch);
+            } else {
+                out.push(ch);
+            }
+        }
+        out
     } else {
         c.into_owned()
     }

@@ -112,36 +112,13 @@ pub fn read(repo: &Repo, remote: &str, dir: &HandoffDir) -> Result<RemoteHolder>
         Some((id, bytes)) => RemoteHolder::Held(
             id,
             match HandoffLock::parse(&bytes) {
-                Ok(lock) => Ok(vetted(dir, lock)?),
+                // Each field it shows vetted: anyone who can push its ref writes them, and
+                // `begin`'s exit 3, `status --remote` and MCP hand them to an agent (review
+                // s28 #2; `HandoffLock::shown`).
+                Ok(lock) => Ok(lock.shown(dir)?),
                 Err(why) => Err(boundary::vetted_line(dir, &why, "why it cannot be read")?),
             },
         ),
-    })
-}
-
-/// The remote lease with each field it shows vetted ([`boundary::vetted_line`]): anyone who
-/// can push its ref writes them, and `begin`'s exit 3, `status --remote` and MCP hand them
-/// to an agent (review s28 #2). A field the linter blocks is withheld, saying so; a valid
-/// time passes unchanged (a withheld expiry reads as no expiry: stale).
-fn vetted(dir: &HandoffDir, lock: HandoffLock) -> Result<HandoffLock> {
-    let field = |text: &str, what: &str| boundary::vetted_line(dir, text, what);
-    Ok(HandoffLock {
-        agent: field(&lock.agent, "an agent name")?,
-        session_id: field(&lock.session_id, "a session id")?,
-        host: field(&lock.host, "a host name")?,
-        started: field(&lock.started, "a time")?,
-        expires: field(&lock.expires, "a time")?,
-        phase: lock
-            .phase
-            .as_deref()
-            .map(|p| field(p, "a phase"))
-            .transpose()?,
-        updating: lock
-            .updating
-            .iter()
-            .map(|u| field(u, "a file name"))
-            .collect::<Result<_>>()?,
-        ..lock
     })
 }
 

@@ -149,6 +149,40 @@ impl HandoffLock {
         })
     }
 
+    /// The lock with each field it shows vetted ([`crate::output::boundary::vetted_line`]):
+    /// a field the linter blocks is withheld, saying so; a valid time passes unchanged (a
+    /// withheld expiry reads as no expiry: stale). For display only: ownership is judged on
+    /// the lock as read. Anyone who can edit `HANDOFF.lock` (or commit one into a repository
+    /// the next agent clones) writes these fields, and `status`, `context`, the session-start
+    /// answer and every exit 3 hand them to an agent (review atk45 #1); a remote lease's
+    /// fields were vetted so already (review s28 #2).
+    pub fn shown(&self, dir: &HandoffDir) -> Result<HandoffLock> {
+        let field = |text: &str, what: &str| crate::output::boundary::vetted_line(dir, text, what);
+        Ok(HandoffLock {
+            agent: field(&self.agent, "an agent name")?,
+            session_id: field(&self.session_id, "a session id")?,
+            host: field(&self.host, "a host name")?,
+            started: field(&self.started, "a time")?,
+            expires: field(&self.expires, "a time")?,
+            phase: self
+                .phase
+                .as_deref()
+                .map(|p| field(p, "a phase"))
+                .transpose()?,
+            updating: self
+                .updating
+                .iter()
+                .map(|u| field(u, "a file name"))
+                .collect::<Result<_>>()?,
+            write: self
+                .write
+                .as_deref()
+                .map(|w| field(w, "a command"))
+                .transpose()?,
+            ..self.clone()
+        })
+    }
+
     /// True when this lock is the session `id`'s (never for a lock that names no session).
     pub fn is_session(&self, id: &str) -> bool {
         !self.anonymous && self.session_id == id
@@ -233,7 +267,10 @@ impl LockState {
     /// The exit-3 error for this lock when it is not ours.
     pub fn locked_error(&self, dir: &HandoffDir, now: Timestamp) -> Error {
         match self {
-            LockState::Held(lock) => lock.locked_error(now),
+            LockState::Held(lock) => match lock.shown(dir) {
+                Ok(shown) => shown.locked_error(now),
+                Err(e) => e,
+            },
             LockState::Unreadable(reason) => unknown_holder(format!(
                 "an unknown session ({} is unreadable: {reason})",
                 dir.path_of(LOCK)

@@ -115,7 +115,7 @@ impl SessionView {
             LockState::Absent => SessionView::Free,
             LockState::Unreadable(reason) => SessionView::Unreadable { reason },
             LockState::Held(lock) => {
-                let holder = Holder::of_lock(&lock, now);
+                let holder = Holder::of_lock(&lock.shown(dir)?, now);
                 if lock.is_stale(now) {
                     SessionView::Stale(holder)
                 } else if lock.write.is_none() && claim.owns(&lock, repo, dir) {

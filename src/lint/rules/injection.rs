@@ -1226,7 +1226,10 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         // bundle such as `-nm`), quoted arguments skipped.
         regex: r"--no-verify\b|(?:\bgit\s+(?:-c\s+\S+\s+)*|\balias\.[\w-]+[\s=]+[\x22']?)commit(?:\s+(?:\x22[^\x22\n]*\x22|'[^'\n]*'|[^\s\x22'`|;&]+)){0,8}?\s-[a-z]*n[a-z]*\b",
         before: 100,
-        after: 20,
+        // The options before `-n` hold a message of any length: 20 bytes kept
+        // `git commit -m "fix the parser and its tests" -n` from the regex (review atk45
+        // #4); a kilobyte, as a value is judged by its first.
+        after: 1024,
         check: check_no_verify,
         overlap: false,
         gate: None,
