@@ -2860,6 +2860,51 @@ fn check_gate_config(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     );
 }
 
+/// The foreign-act pattern's `quite`: Spanish "remove" and English "quite". The window is
+/// opened for it only when one of the next five words is an object the regex reads after
+/// the verb (`hook`, `tests`, `ci`, `checks`, …); every other keyword opens it.
+fn quite_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
+    if !b[start..end].eq_ignore_ascii_case(b"quite") {
+        return true;
+    }
+    if b.get(end).is_some_and(u8::is_ascii_alphanumeric) {
+        return false;
+    }
+    let tail = &b[end..(end + 120).min(b.len())];
+    tail.split(u8::is_ascii_whitespace)
+        .filter(|w| !w.is_empty())
+        .take(6)
+        .any(|w| {
+            let w = w.to_ascii_lowercase();
+            let w = w.trim_ascii_end();
+            let w: &[u8] = w
+                .iter()
+                .rposition(u8::is_ascii_alphanumeric)
+                .map_or(&[], |k| &w[..=k]);
+            w.ends_with(b"hook")
+                || w.ends_with(b"hooks")
+                || w.starts_with(b"check")
+                || w.starts_with(b"verificac")
+                || matches!(
+                    w,
+                    b"tests"
+                        | b"testes"
+                        | b"pruebas"
+                        | b"ci"
+                        | b"ci-pipeline"
+                        | b"pipeline"
+                        | b"linter"
+                        | b"lint"
+                        | b"revision"
+                        | b"review"
+                        | b"code-review"
+                        | b"codereview"
+                        | b"controles"
+                        | b"comprobaciones"
+                )
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use crate::lint::Severity;
@@ -2996,49 +3041,4 @@ mod tests {
             ],
         );
     }
-}
-
-/// The foreign-act pattern's `quite`: Spanish "remove" and English "quite". The window is
-/// opened for it only when one of the next five words is an object the regex reads after
-/// the verb (`hook`, `tests`, `ci`, `checks`, …); every other keyword opens it.
-fn quite_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
-    if !b[start..end].eq_ignore_ascii_case(b"quite") {
-        return true;
-    }
-    if b.get(end).is_some_and(u8::is_ascii_alphanumeric) {
-        return false;
-    }
-    let tail = &b[end..(end + 120).min(b.len())];
-    tail.split(|c| c.is_ascii_whitespace())
-        .filter(|w| !w.is_empty())
-        .take(6)
-        .any(|w| {
-            let w = w.to_ascii_lowercase();
-            let w = w.trim_ascii_end();
-            let w: &[u8] = w
-                .iter()
-                .rposition(u8::is_ascii_alphanumeric)
-                .map_or(&[], |k| &w[..=k]);
-            w.ends_with(b"hook")
-                || w.ends_with(b"hooks")
-                || w.starts_with(b"check")
-                || w.starts_with(b"verificac")
-                || matches!(
-                    w,
-                    b"tests"
-                        | b"testes"
-                        | b"pruebas"
-                        | b"ci"
-                        | b"ci-pipeline"
-                        | b"pipeline"
-                        | b"linter"
-                        | b"lint"
-                        | b"revision"
-                        | b"review"
-                        | b"code-review"
-                        | b"codereview"
-                        | b"controles"
-                        | b"comprobaciones"
-                )
-        })
 }

@@ -9837,8 +9837,8 @@ fn crosses_section(text: &str, from: usize, to: usize) -> bool {
 /// opened only where the letters around them spell the rest (`[пn][рp][оo]` before, `[тt]`
 /// after), not at every `column` or `amnesty`. Every other keyword opens it.
 fn prompt_lookalike_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
-    let k = std::str::from_utf8(&b[start..end]).map(str::to_lowercase);
-    if !matches!(k.as_deref(), Ok("mn" | "мп" | "mп" | "мn")) {
+    let keyword = std::str::from_utf8(&b[start..end]).map(str::to_lowercase);
+    if !matches!(keyword.as_deref(), Ok("mn" | "мп" | "mп" | "мn")) {
         return true;
     }
     // Three characters of at most two bytes each, from a character's first byte.
@@ -9851,12 +9851,13 @@ fn prompt_lookalike_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
         .chars()
         .rev()
         .map(|c| c.to_lowercase().next().unwrap_or(c));
-    let (o, r, p) = (back.next(), back.next(), back.next());
+    let (third, second, first) = (back.next(), back.next(), back.next());
     let after = b.get(end..(end + 2).min(b.len())).unwrap_or(&[]);
-    let t = after.first().is_some_and(|c| c.eq_ignore_ascii_case(&b't'))
+    let ends_in_t = after.first().is_some_and(|c| c.eq_ignore_ascii_case(&b't'))
         || after.starts_with("т".as_bytes())
         || after.starts_with("Т".as_bytes());
-    t && matches!(o, Some('o' | 'о'))
-        && matches!(r, Some('p' | 'р'))
-        && matches!(p, Some('n' | 'п'))
+    ends_in_t
+        && matches!(third, Some('o' | 'о'))
+        && matches!(second, Some('p' | 'р'))
+        && matches!(first, Some('n' | 'п'))
 }
