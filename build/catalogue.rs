@@ -290,6 +290,39 @@ fn splittable(v: &str) -> bool {
 /// letters and digits holds `AzSe` and the like by chance). The alphabet must lie within
 /// letters, digits and `+/_-`, the characters the gate counts.
 fn run_before(token: &str, prefixes: &[String]) -> Option<usize> {
+    run_before_opening(token, prefixes).or_else(|| run_before_inside(token, prefixes))
+}
+
+/// [`run_before`] for a literal inside the token (`…:[A-Za-z0-9+/]{22}==`, Bitwarden's
+/// access token ending in its key's padding): the one prefix, written once in the token,
+/// right after a run of exactly `N` characters of a key's alphabet, the run's class simple
+/// and the run not optional. Then `N` such characters stand before every match's literal.
+fn run_before_inside(token: &str, prefixes: &[String]) -> Option<usize> {
+    let [prefix] = prefixes else {
+        return None;
+    };
+    if prefix.is_empty()
+        || !prefix
+            .bytes()
+            .all(|c| "=:@%#,~!&;<>".as_bytes().contains(&c))
+    {
+        return None;
+    }
+    if token.matches(prefix.as_str()).count() != 1 || top_level_alternative(token) {
+        return None;
+    }
+    let at = token.find(prefix.as_str())?;
+    let head = token[..at].strip_suffix('}')?;
+    let (head, n) = head.rsplit_once('{')?;
+    let n: usize = n.parse().ok()?;
+    let head = head.strip_suffix(']')?;
+    let (_, class) = head.rsplit_once('[')?;
+    // What follows the literal must not make it optional.
+    let after = &token[at + prefix.len()..];
+    (n > 0 && key_class(class) && !after.starts_with(['?', '*', '{'])).then_some(n)
+}
+
+fn run_before_opening(token: &str, prefixes: &[String]) -> Option<usize> {
     let rest = token.strip_prefix("(?:^|[^")?;
     let rest = &rest[rest.find("])(")? + 3..];
     let rest = rest.strip_prefix('[')?;

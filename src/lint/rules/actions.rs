@@ -400,13 +400,16 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "excluye",
             "muestr",
             "quiten",
+            // Spanish `quite` (remove) is an English word: gated on an object of the
+            // regex's among the next words.
+            "quite",
         ],
         regex: r"\b(?P<v>deaktivier\w*|schalte|umgeh\w*|uberspring\w*|ignorier\w*|desactiv\w*|contourn\w*|saute[sz]?|ignore[sz]?|omet[sz]?|omettez|omit[ae]n?|salt(?:a|e|ate|ese)|ignor(?:a|e|en)|inhabilit\w*|deshabilit\w*|deslig\w*|pul(?:a|e)|losch\w*|entfern\w*|supprim\w*|effac\w*|retire[sz]?|borr\w*|elimin\w*|quit(?:a|e|en)|apag\w*|exclu(?:a|ya|ez|ye)|remov(?:a|am|e|ez))\s+(?:[\w'-]+\s+){0,4}?(?P<o>(?:pre-?commit[\s-]?)?hooks?|git-?hooks?|tests|testfalle|testes|pruebas|ci|ci-pipeline|pipeline|linter|lint|revue|relecture|revision|code-?review|review|uberprufung|prufungen|verifications?|verificacion(?:es)?|verificacoes|controles|kontrollen|comprobaciones|checks?)\b|\b(?P<pv>gib|zeig\w*|druck\w*|affiche[sz]?|imprim\w*|montre[sz]?|muestr\w*|mostr\w*|exib\w*)\s+(?:[\w'-]+\s+){0,4}?(?P<po>umgebungsvariablen|variables?\s+d'environnement|variables?\s+de\s+entorno|variaveis\s+de\s+ambiente|geheimnisse|secrets|secretos|segredos|zugangsdaten|identifiants|credenciales|credenciais|passworter|mots\s+de\s+passe|contrasenas|senhas)\b|\b(?P<push>pushe|pusht|pousse[sz]?|haz\s+push|faz\s+push|sube(?:lo|los)?|empuja|fusionne[sz]?|fusiona)\s+(?:[\w'-]+\s+){0,4}?(?:direkt\s+)?(?:auf|sur|a|en|para|in|no|na)\s+(?:la\s+|le\s+|den\s+|die\s+|o\s+|a\s+)?(?:rama\s+|branche\s+|branch\s+)?(?:main|master)\b",
         before: 160,
         after: 60,
         check: check_foreign_act,
         overlap: false,
-        gate: None,
+        gate: Some(quite_gate),
         near: &[],
     },
     // PI010: a tool call or result: XML tags of an agent's tool protocol, a JSON object with
@@ -2855,6 +2858,51 @@ fn check_gate_config(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         Severity::Error,
         out,
     );
+}
+
+/// The foreign-act pattern's `quite`: Spanish "remove" and English "quite". The window is
+/// opened for it only when one of the next five words is an object the regex reads after
+/// the verb (`hook`, `tests`, `ci`, `checks`, …); every other keyword opens it.
+fn quite_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
+    if !b[start..end].eq_ignore_ascii_case(b"quite") {
+        return true;
+    }
+    if b.get(end).is_some_and(u8::is_ascii_alphanumeric) {
+        return false;
+    }
+    let tail = &b[end..(end + 120).min(b.len())];
+    tail.split(u8::is_ascii_whitespace)
+        .filter(|w| !w.is_empty())
+        .take(6)
+        .any(|w| {
+            let w = w.to_ascii_lowercase();
+            let w = w.trim_ascii_end();
+            let w: &[u8] = w
+                .iter()
+                .rposition(u8::is_ascii_alphanumeric)
+                .map_or(&[], |k| &w[..=k]);
+            w.ends_with(b"hook")
+                || w.ends_with(b"hooks")
+                || w.starts_with(b"check")
+                || w.starts_with(b"verificac")
+                || matches!(
+                    w,
+                    b"tests"
+                        | b"testes"
+                        | b"pruebas"
+                        | b"ci"
+                        | b"ci-pipeline"
+                        | b"pipeline"
+                        | b"linter"
+                        | b"lint"
+                        | b"revision"
+                        | b"review"
+                        | b"code-review"
+                        | b"codereview"
+                        | b"controles"
+                        | b"comprobaciones"
+                )
+        })
 }
 
 #[cfg(test)]

@@ -1461,7 +1461,7 @@ pub(crate) fn obfuscated(scan: &Scan<'_>, out: &mut Vec<Finding>) {
         } else if !any_hit
             && matches!(
                 how,
-                "Morse" | "binary codes" | "hex codes" | "decimal codes"
+                "Morse" | "binary codes" | "hex codes" | "decimal codes" | "spaced letters"
             )
             && let Some(order) = disclosure_in(&decoded, &text[s..e])
         {
@@ -1496,7 +1496,18 @@ type Candidate = (usize, usize, &'static str, String);
 /// work per word.
 fn candidates(text: &str) -> Vec<Candidate> {
     let mut out: Vec<Candidate> = Vec::new();
-    morse(text, &mut out);
+    // Morse and spaced letters are read with typographic dots, dashes and other symbols as
+    // ASCII separators (`·−`, `i•g•n`), then mapped back.
+    let folded = Folded::of(text);
+    let back = |f: &Option<Folded>, found: &mut [Candidate]| {
+        if let Some(f) = f {
+            for c in found {
+                (c.0, c.1) = (f.back(c.0), f.back(c.1));
+            }
+        }
+    };
+    morse(folded.as_ref().map_or(text, |f| f.text.as_str()), &mut out);
+    back(&folded, &mut out);
     number_codes(text, &mut out);
     let mut runs: Vec<(usize, usize)> = Vec::new();
     let mut singles: Vec<usize> = Vec::new();
@@ -1559,7 +1570,17 @@ fn candidates(text: &str) -> Vec<Candidate> {
     }
     // Every letter of the text lies in a paragraph (blank lines hold none), so these are all
     // the runs of one letter, in order.
-    spaced_letters(text, &singles, &mut out);
+    let mark = out.len();
+    match &folded {
+        Some(f) => {
+            for s in &mut singles {
+                *s = f.forward(*s);
+            }
+            spaced_letters(&f.text, &singles, &mut out);
+        }
+        None => spaced_letters(text, &singles, &mut out),
+    }
+    back(&folded, &mut out[mark..]);
     column_pieces(text, &mut out);
     out.append(&mut found);
     out
@@ -2163,18 +2184,107 @@ fn morse_char(g: &str) -> Option<char> {
     TABLE.iter().find(|(k, _)| *k == g).map(|(_, c)| *c)
 }
 
+/// What may stand between spaced letters: a blank, a tab or any ASCII punctuation, one kind
+/// of separator inside a word (`i:g:n`, `i^g^n`, `i\tg\tn`); every other symbol reaches the
+/// decoder as `*` or one of the dots and dashes [`Folded`] reads it as (`i·g·n`, `i🔥g🔥n`).
+/// Whatever the separator, the decoded letters are judged by the rules, so a list of
+/// one-letter names (`a, b, c`) decodes to nothing that fires.
+fn spaced_sep(c: u8) -> bool {
+    c == b' ' || c == b'\t' || c.is_ascii_punctuation()
+}
+
+/// The most separators read as one gap between spaced letters (` · · ` between words).
+const SPACED_GAP: usize = 6;
+
+/// Text whose non-ASCII symbols, punctuation and blanks are each one ASCII byte, for the
+/// decoders that read separators byte by byte (Morse, spaced letters): dot-like marks
+/// (`·`, `•`, `∙`, `⋅`, `●`) as `.`, dash-like ones (`−`, `–`, `—`, `‒`, `─`, `▬`) as `-`,
+/// blanks as a space, any other symbol (`→`, `🔥`, `‧`) as `*`. Letters, digits and combining
+/// marks are kept. The candidates found in it are mapped back to the text's offsets.
+struct Folded {
+    text: String,
+    /// For each folded character: its end in the folded text, its end in the text, and the
+    /// bytes removed up to it.
+    at: Vec<(usize, usize, usize)>,
+}
+
+impl Folded {
+    /// `None` when nothing is folded (ASCII text, or only letters beyond ASCII).
+    fn of(text: &str) -> Option<Folded> {
+        if text.is_ascii() {
+            return None;
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut at = Vec::new();
+        let mut removed = 0;
+        for (i, c) in text.char_indices() {
+            let to = if c.is_ascii() || c.is_alphanumeric() || is_mark(c) {
+                None
+            } else {
+                Some(match c {
+                    '\u{b7}' | '\u{2022}' | '\u{2219}' | '\u{22c5}' | '\u{25cf}' | '\u{2024}'
+                    | '\u{30fb}' | '\u{ff65}' | '\u{2981}' | '\u{26ab}' | '\u{25e6}' => b'.',
+                    '\u{2010}'..='\u{2015}'
+                    | '\u{2212}'
+                    | '\u{2043}'
+                    | '\u{2500}'
+                    | '\u{2501}'
+                    | '\u{25ac}'
+                    | '\u{fe58}'
+                    | '\u{fe63}'
+                    | '\u{ff0d}'
+                    | '\u{2d7}'
+                    | '\u{2e3a}'
+                    | '\u{2e3b}'
+                    | '\u{23af}' => b'-',
+                    _ if c.is_whitespace() => b' ',
+                    _ => b'*',
+                })
+            };
+            match to {
+                None => out.push(c),
+                Some(b) => {
+                    out.push(char::from(b));
+                    removed += c.len_utf8() - 1;
+                    at.push((out.len(), i + c.len_utf8(), removed));
+                }
+            }
+        }
+        (!at.is_empty()).then_some(Folded { text: out, at })
+    }
+
+    /// The text's offset of folded offset `f`.
+    fn back(&self, f: usize) -> usize {
+        let k = self.at.partition_point(|&(fe, _, _)| fe <= f);
+        f + k.checked_sub(1).map_or(0, |k| self.at[k].2)
+    }
+
+    /// The folded offset of the text's offset `o` (a character's start).
+    fn forward(&self, o: usize) -> usize {
+        let k = self.at.partition_point(|&(_, oe, _)| oe <= o);
+        o - k.checked_sub(1).map_or(0, |k| self.at[k].2)
+    }
+}
+
+/// A combining mark (kept by [`Folded`]: part of the letter before it).
+fn is_mark(c: char) -> bool {
+    matches!(
+        c,
+        '\u{300}'..='\u{36f}'
+            | '\u{1ab0}'..='\u{1aff}'
+            | '\u{1dc0}'..='\u{1dff}'
+            | '\u{20d0}'..='\u{20ff}'
+            | '\u{fe20}'..='\u{fe2f}'
+    )
+}
+
 /// Letters spaced or split by one punctuation character (`i g n o r e  a l l`,
 /// `i-g-n-o-r-e`, `i.g.n.o.r.e`): runs of at least six single letters, joined, with a
 /// double blank or a different separator between words. Such a run starts at a letter that
 /// is a word of its own: `singles` are the starts of the text's one-letter runs, in order.
 fn spaced_letters(text: &str, singles: &[usize], out: &mut Vec<Candidate>) {
     let b = text.as_bytes();
-    let sep = |c: u8| {
-        matches!(
-            c,
-            b' ' | b'-' | b'.' | b'_' | b'*' | b'|' | b'/' | b'+' | b'~'
-        )
-    };
+    let sep = spaced_sep;
     let mut i = 0;
     for &at in singles {
         // A run that was read already holds this letter.
@@ -2204,7 +2314,7 @@ fn spaced_letters(text: &str, singles: &[usize], out: &mut Vec<Candidate>) {
             letters += 1;
             let mut k = j + 1;
             let mut gap = 0;
-            while k < b.len() && sep(b[k]) && gap < 4 {
+            while k < b.len() && sep(b[k]) && gap < SPACED_GAP {
                 k += 1;
                 gap += 1;
             }
@@ -3843,12 +3953,7 @@ mod tests {
 
         fn spaced_letters(text: &str, out: &mut Vec<Candidate>) {
             let b = text.as_bytes();
-            let sep = |c: u8| {
-                matches!(
-                    c,
-                    b' ' | b'-' | b'.' | b'_' | b'*' | b'|' | b'/' | b'+' | b'~'
-                )
-            };
+            let sep = super::super::spaced_sep;
             let mut i = 0;
             while i + 2 < b.len() {
                 let starts = b[i].is_ascii_alphabetic()
@@ -3870,7 +3975,7 @@ mod tests {
                     letters += 1;
                     let mut k = j + 1;
                     let mut gap = 0;
-                    while k < b.len() && sep(b[k]) && gap < 4 {
+                    while k < b.len() && sep(b[k]) && gap < super::super::SPACED_GAP {
                         k += 1;
                         gap += 1;
                     }

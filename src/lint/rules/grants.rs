@@ -516,6 +516,15 @@ fn allow_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
         i = past_blanks + 4;
     }
     if quote(i) {
+        // `allow"*"`: the quote opens the value (no key's closing quote, sign or list
+        // follows it), as the regex reads it.
+        if !matches!(
+            b.get(i + 1),
+            None | Some(b':' | b'=' | b'[' | b',' | b'}' | b')')
+        ) && !b[i + 1].is_ascii_whitespace()
+        {
+            return true;
+        }
         i += 1;
     }
     i = blanks(i);

@@ -1089,12 +1089,23 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "instrukcje",
             "directrices",
             "diretrizes",
+            "vorgaben",
+            // Russian written partly in Latin look-alikes (`uhctpykцu`, `coo6щehue`): the
+            // nouns `инструкци…` and `сообщени…` keep a letter no Latin one looks like; a
+            // `промпт` may be all Latin (`npomnt`), and is found by its middle letters.
+            "ц",
+            "щ",
+            "mn",
+            "мп",
+            "mп",
+            "мn",
             "инструкци",
             "промпт",
             "系统提示",
             "系统指令",
             "初始指令",
             "系统消息",
+            "系统设定",
             "システムプロンプト",
             "指示",
             "システムメッセージ",
@@ -1104,7 +1115,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 40,
         check: plain::<6>,
         overlap: false,
-        gate: None,
+        gate: Some(prompt_lookalike_gate),
         near: &[],
     },
     Pattern {
@@ -2108,6 +2119,10 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "a.i.",
             "language model",
             "model",
+            // The other nouns the regex calls a persona by (`robot` holds `bot`).
+            "machine",
+            "program",
+            "android",
         ],
         regex: r"(?:(?P<n>\b(?-i:[A-Z][A-Za-z0-9_-]{1,30}))(?:\s+(?:is|was|will\s+be)|\s*[,:])|\bi\s+am(?:\s+now)?\s+(?-i:[A-Z][A-Za-z0-9_-]{1,30})\s*,)\s+(?:an?|the)\s+(?:[\w-]+\s+){0,4}?(?:ai|a\.i\.|chatbot|bot|assistant|character|persona|entity|model|language\s+model|machine|program|robot|android)\b|\bi\s+am\s+(?:now\s+)?an?\s+(?:[\w-]+\s+){0,2}?(?:unrestricted|unfiltered|uncensored|amoral|jailbroken|unbound|free)\s+(?:ai|model|assistant|chatbot|bot)\b",
         before: 90,
@@ -2247,6 +2262,9 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "never",
             "[]",
             "{}",
+            // `[ ]`, `{\t}`: the keyword pass reads a run of blanks as one space.
+            "[ ]",
+            "{ }",
         ],
     },
     // "<name> mode" framed as a state the reader enters and stays in.
@@ -9815,4 +9833,34 @@ fn crosses_section(text: &str, from: usize, to: usize) -> bool {
         }
     });
     heading || s.contains("\n---") || s.contains("\n***\n") || s.contains("\n___")
+}
+
+/// PI006's other-language pattern: its keywords `mn`, `мп`, `mп`, `мn` stand for the middle of
+/// `промпт` in any mix of Cyrillic and Latin look-alikes (`npomnt`, `пpoмпt`); the window is
+/// opened only where the letters around them spell the rest (`[пn][рp][оo]` before, `[тt]`
+/// after), not at every `column` or `amnesty`. Every other keyword opens it.
+fn prompt_lookalike_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
+    let keyword = std::str::from_utf8(&b[start..end]).map(str::to_lowercase);
+    if !matches!(keyword.as_deref(), Ok("mn" | "мп" | "mп" | "мn")) {
+        return true;
+    }
+    // Three characters of at most two bytes each, from a character's first byte.
+    let mut from = start.saturating_sub(6);
+    while from < start && (0x80..0xc0).contains(&b[from]) {
+        from += 1;
+    }
+    let before = std::str::from_utf8(&b[from..start]).unwrap_or("");
+    let mut back = before
+        .chars()
+        .rev()
+        .map(|c| c.to_lowercase().next().unwrap_or(c));
+    let (third, second, first) = (back.next(), back.next(), back.next());
+    let after = b.get(end..(end + 2).min(b.len())).unwrap_or(&[]);
+    let ends_in_t = after.first().is_some_and(|c| c.eq_ignore_ascii_case(&b't'))
+        || after.starts_with("т".as_bytes())
+        || after.starts_with("Т".as_bytes());
+    ends_in_t
+        && matches!(third, Some('o' | 'о'))
+        && matches!(second, Some('p' | 'р'))
+        && matches!(first, Some('n' | 'п'))
 }

@@ -12,15 +12,16 @@ use super::super::registry::PI014;
 use super::excerpt;
 
 pub(crate) static PATTERNS: &[Pattern] = &[
-    // An event-handler attribute inside a tag: the handler names of the HTML and SVG
-    // specifications, by prefix (`onmouse` covers `onmouseover`, `onload` `onloadstart`).
+    // An event-handler attribute inside a tag: the handler names of the HTML, SVG and DOM
+    // specifications and browsers' prefixed ones, by prefix (`onmouse` covers
+    // `onmouseover`, `onload` `onloadstart`, `onbefore` `onbeforeinput`). The regex reads
+    // the same names as the keywords: an attribute no browser runs (`onaaa=`) is no handler.
     Pattern {
         rule: &PI014,
         keywords: &[
             "onerror",
             "onload",
             "onunload",
-            "onbeforeunload",
             "onclick",
             "ondblclick",
             "onauxclick",
@@ -67,10 +68,41 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "onfinish",
             "onactivate",
             "onafterprint",
-            "onbeforeprint",
             "onformdata",
+            "onbefore",
+            "onabort",
+            "oncancel",
+            "onclose",
+            "oncommand",
+            "oncuechange",
+            "ondurationchange",
+            "onemptied",
+            "onratechange",
+            "onseek",
+            "onstalled",
+            "onsuspend",
+            "onvolumechange",
+            "onwaiting",
+            "onstorage",
+            "onoffline",
+            "ononline",
+            "onlanguagechange",
+            "onrejectionhandled",
+            "onunhandledrejection",
+            "onpagereveal",
+            "onpageswap",
+            "onfullscreen",
+            "onwebkit",
+            "onmoz",
+            "ongotpointercapture",
+            "onlostpointercapture",
+            "oncontentvisibility",
+            "onsecuritypolicyviolation",
+            "onslotchange",
+            "onafterscriptexecute",
+            "onzoom",
         ],
-        regex: r#"<(?P<t>[a-z][a-z0-9:-]{0,30})(?:[\s/][^<>]{0,400}?)?[\s/"'](?P<h>on[a-z]{3,40})\s*="#,
+        regex: r#"<(?P<t>[a-z][a-z0-9:-]{0,30})(?:[\s/][^<>]{0,400}?)?[\s/"'](?P<h>on(?:abort|activate|afterprint|afterscriptexecute|animation|auxclick|before|begin|blur|cancel|canplay|change|click|close|command|contentvisibility|contextmenu|copy|cuechange|cut|dblclick|drag|drop|durationchange|emptied|end|error|finish|focus|formdata|fullscreen|gotpointercapture|hashchange|input|invalid|key|languagechange|load|lostpointercapture|message|mouse|moz|offline|online|pagehide|pagereveal|pageshow|pageswap|paste|pause|play|pointer|popstate|progress|ratechange|rejectionhandled|repeat|reset|resize|scroll|search|securitypolicyviolation|seek|select|show|slotchange|stalled|start|storage|submit|suspend|timeupdate|toggle|touch|transition|unhandledrejection|unload|volumechange|waiting|webkit|wheel|zoom)[a-z]{0,36})\s*="#,
         before: 440,
         after: 8,
         check: check_markup,

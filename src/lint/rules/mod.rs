@@ -78,7 +78,7 @@ pub(crate) const REFUSAL_WORDS: &[&str] = &[
     "push-back",
     "pushes back",
     "pushback",
-    "{turn|turns|turning} {a|an|any|every|each|this|that|my|the|requests|request|questions|question|tasks|task|prompts|prompt|anything|anyone|anybody|me|users|user|orders|order|queries|demands}",
+    "{turn|turns|turning} {a|an|any|every|each|this|that|my|the|requests|request|questions|question|tasks|task|prompts|prompt|anything|anyone|anybody|me|users|user|orders|order|queries|demands|demand|asks|ask}",
     "deny",
     "apolog",
     "sorry",

@@ -677,13 +677,15 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     // host with `//` or a port and a service after it.
     Pattern {
         rule: &SEC130,
-        keywords: &["@//", ":1521", "oracle", "dsn"],
+        // `@` for a connect string on any port (`user/pass@db1:1522/svc`), gated on that
+        // shape after it.
+        keywords: &["@//", ":1521", "oracle", "dsn", "@"],
         regex: ORACLE_CONNECT,
         before: 100,
         after: 200,
         check: check_oracle_connect,
         overlap: false,
-        gate: None,
+        gate: Some(oracle_at_gate),
         near: &[],
     },
     Pattern {
@@ -7318,6 +7320,40 @@ fn check_identifier(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     );
     f.kind = Some(kind);
     out.push(f);
+}
+
+/// SEC130's connect strings: the keyword `@` opens a window only where a host, a port of
+/// two to five digits and a slash follow it (`@db1:1522/svc`), as the regex's portless
+/// form reads it, and a slash stands in the run before it (the password's); `@//` and the
+/// other keywords open it always.
+fn oracle_at_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
+    if &b[start..end] != b"@" {
+        return true;
+    }
+    let host = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-');
+    let mut i = end;
+    if !b.get(i).is_some_and(u8::is_ascii_alphanumeric) {
+        return false;
+    }
+    while i < b.len() && i < end + 200 && host(&b[i]) {
+        i += 1;
+    }
+    if b.get(i) != Some(&b':') {
+        return false;
+    }
+    let digits = b[i + 1..]
+        .iter()
+        .take(6)
+        .take_while(|c| c.is_ascii_digit())
+        .count();
+    if !(2..=5).contains(&digits) || b.get(i + 1 + digits) != Some(&b'/') {
+        return false;
+    }
+    b[start.saturating_sub(100)..start]
+        .iter()
+        .rev()
+        .take_while(|c| !c.is_ascii_whitespace())
+        .any(|&c| c == b'/')
 }
 
 #[cfg(test)]

@@ -203,6 +203,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         // What makes a hook do nothing, one of which every match holds.
         near: &[
             "true",
+            "/bin/false",
             "exit 0",
             "no-op",
             "noop",
