@@ -3522,7 +3522,10 @@ mod tests {
         let mut view = String::new();
         for i in 0..300 {
             let digest = sha2::Sha256::digest(format!("entry {i}").as_bytes());
-            let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+            let hex = digest.iter().fold(String::new(), |mut hex, b| {
+                let _ = std::fmt::Write::write_fmt(&mut hex, format_args!("{b:02x}"));
+                hex
+            });
             let _ = std::fmt::Write::write_fmt(
                 &mut view,
                 format_args!(
