@@ -14,6 +14,7 @@ use gix::ObjectId;
 
 use super::stream::PassState;
 use crate::git::Repo;
+use crate::lint::LintCut;
 
 /// The checksum cache file's name inside `<git dir>/aahp/`.
 pub const FILE: &str = "checksums";
@@ -21,6 +22,8 @@ pub const FILE: &str = "checksums";
 pub const TOKENS_FILE: &str = "token-counts";
 /// The pass state cache file's name inside `<git dir>/aahp/`.
 pub const PASS_STATES_FILE: &str = "pass-states";
+/// The lint cut cache file's name inside `<git dir>/aahp/`.
+pub const LINT_CUTS_FILE: &str = "lint-cuts";
 /// Entries kept; the oldest go first. Each is about 115 bytes.
 const MAX_ENTRIES: usize = 2048;
 
@@ -34,6 +37,8 @@ enum Kind {
     /// A [`PassState`] after a blob's committed bytes and a check of the line: see
     /// [`state_check`].
     PassStates,
+    /// A [`LintCut`] near a blob's end and a check of the line (as [`Kind::PassStates`]).
+    LintCuts,
 }
 
 impl Kind {
@@ -42,6 +47,7 @@ impl Kind {
             Kind::Checksums => FILE,
             Kind::TokenCounts => TOKENS_FILE,
             Kind::PassStates => PASS_STATES_FILE,
+            Kind::LintCuts => LINT_CUTS_FILE,
         }
     }
 
@@ -51,6 +57,9 @@ impl Kind {
             Kind::Checksums => "aahp checksum cache v1",
             Kind::TokenCounts => "aahp o200k token count cache v1",
             Kind::PassStates => "aahp pass state cache v1",
+            // A cut is one where the lint of this version leaves nothing open: another
+            // version's cuts are not taken.
+            Kind::LintCuts => concat!("aahp lint cut cache v1 ", env!("CARGO_PKG_VERSION")),
         }
     }
 
@@ -63,7 +72,7 @@ impl Kind {
                     && n.parse::<usize>().is_ok()
                     && is_hex(check, &[16])
             }),
-            Kind::PassStates => v
+            Kind::PassStates | Kind::LintCuts => v
                 .rsplit_once(' ')
                 .is_some_and(|(state, check)| is_hex(check, &[16]) && !state.is_empty()),
         }
@@ -118,6 +127,39 @@ impl BlobCache {
         self.insert(id, &format!("{text} {check}"));
     }
 
+    /// Opens the lint cut cache of `repo` (empty when absent or unreadable).
+    pub fn lint_cuts(repo: &Repo) -> BlobCache {
+        BlobCache::open_kind(repo, Kind::LintCuts)
+    }
+
+    /// Opens the lint cut cache kept at `path` (the [`BlobCache::location`] of one opened
+    /// before), from a thread that has no repository.
+    pub fn lint_cuts_at(path: &std::path::Path) -> BlobCache {
+        BlobCache::open_path(Kind::LintCuts, path.to_path_buf())
+    }
+
+    /// Where the cache is saved; `None` when it is kept in memory.
+    pub fn location(&self) -> Option<PathBuf> {
+        self.path.clone()
+    }
+
+    /// The [`LintCut`] recorded for blob `id`, when its line is whole.
+    pub fn lint_cut(&self, id: ObjectId) -> Option<LintCut> {
+        debug_assert_eq!(self.kind, Kind::LintCuts);
+        let (cut, check) = self.get(id)?.rsplit_once(' ')?;
+        (check == state_check(&id.to_string(), cut))
+            .then(|| LintCut::decode(cut))
+            .flatten()
+    }
+
+    /// Records the [`LintCut`] of blob `id`.
+    pub fn insert_lint_cut(&mut self, id: ObjectId, cut: &LintCut) {
+        debug_assert_eq!(self.kind, Kind::LintCuts);
+        let text = cut.encode();
+        let check = state_check(&id.to_string(), &text);
+        self.insert(id, &format!("{text} {check}"));
+    }
+
     /// A token count cache that is never saved.
     pub fn token_counts_in_memory() -> BlobCache {
         BlobCache::new(Kind::TokenCounts, None)
@@ -137,7 +179,16 @@ impl BlobCache {
         if !super::git_dir_caches_trusted() {
             return BlobCache::new(kind, None);
         }
-        let path = crate::transaction::journal::state_dir(repo).join(kind.file());
+        BlobCache::open_path(
+            kind,
+            crate::transaction::journal::state_dir(repo).join(kind.file()),
+        )
+    }
+
+    fn open_path(kind: Kind, path: PathBuf) -> BlobCache {
+        if !super::git_dir_caches_trusted() {
+            return BlobCache::new(kind, None);
+        }
         let mut cache = BlobCache::new(kind, Some(path));
         if let Some(text) = cache
             .path
@@ -239,7 +290,9 @@ impl BlobCache {
         // a power loss damaged is computed again. Checksum lines have none, so that file is
         // synced.
         let _ = match self.kind {
-            Kind::TokenCounts | Kind::PassStates => super::write_cache_file(&path, text.as_bytes()),
+            Kind::TokenCounts | Kind::PassStates | Kind::LintCuts => {
+                super::write_cache_file(&path, text.as_bytes())
+            }
             Kind::Checksums => super::write_atomic(&path, text.as_bytes()),
         };
     }

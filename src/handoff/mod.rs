@@ -252,6 +252,14 @@ pub struct Snapshot {
     /// The commit whose blobs the files left [`Snapshot::unread`] equal: HEAD, or HEAD's
     /// parent for an amend (review atk34 #1); its manifest holds their judged state.
     pub unread_since: Option<ObjectId>,
+    /// At pre-commit, the cut recorded for the baseline's blob of LOG-ARCHIVE.md or its
+    /// index where the staged file, left on disk ([`Snapshot::streamed`]), changed from it,
+    /// by name: its lint resumes there when the file starts as that blob did (issue #14: a
+    /// rotation appends to a file of megabytes; see [`crate::lint::LintCut`]).
+    pub lint_cuts: BTreeMap<String, crate::lint::LintCut>,
+    /// The cache the lint records the cuts of the files left on disk as their blobs
+    /// ([`Snapshot::streamed_blob_ids`]) in; `None` when none is to be recorded.
+    pub lint_cut_cache: Option<PathBuf>,
 }
 
 /// Whether the pre-commit check may lint the file `inner` (a path relative to the handoff
@@ -466,6 +474,34 @@ impl Snapshot {
             && let Some(window) = crate::lint::changed_window(&old, new)
         {
             self.windows.insert(inner, window);
+        }
+    }
+
+    /// Notes, for LOG-ARCHIVE.md or its index left on disk as its staged blob (`f` among
+    /// the `staged` files), the cache its lint records its cut in, and the cut recorded for
+    /// `base`'s blob when it changed from it ([`Snapshot::lint_cuts`]). `cuts` is the cache,
+    /// opened at the first use.
+    fn resume_change(
+        &mut self,
+        repo: &Repo,
+        base: &Baseline,
+        f: &TreeFile,
+        staged: &[TreeFile],
+        inner: &str,
+        cuts: &mut Option<checksum_cache::BlobCache>,
+    ) {
+        if !git_dir_caches_trusted() {
+            return;
+        }
+        let cache = cuts.get_or_insert_with(|| checksum_cache::BlobCache::lint_cuts(repo));
+        self.lint_cut_cache = cache.location();
+        if f.is_link {
+            return;
+        }
+        if let Some(old_id) = base.changed_from(f, staged)
+            && let Some(cut) = cache.lint_cut(old_id)
+        {
+            self.lint_cuts.insert(inner.to_string(), cut);
         }
     }
 
@@ -1036,6 +1072,7 @@ impl HandoffDir {
             ..Snapshot::default()
         };
         let (unchanged, judged) = base.as_judged(files);
+        let mut cuts = None;
         for f in files {
             let name = self.checked_name("", &f.path)?;
             if let Some((top, _)) = name.split_once('/')
@@ -1075,6 +1112,9 @@ impl HandoffDir {
                 f.id
             };
             self.read_blob(repo, &mut snap, name.clone(), id, stream)?;
+            if snap.streamed_blob_ids.contains_key(&name) {
+                snap.resume_change(repo, base, f, files, &name, &mut cuts);
+            }
             snap.window_change(repo, base, f, files, name);
         }
         Ok(snap)

@@ -44,6 +44,7 @@ use engine::{Finding, Scan};
 use text::LineIndex;
 
 pub use markdown::Context;
+pub use pieces::LintCut;
 pub(crate) use pieces::{WINDOW_FROM, changed_window};
 pub use registry::{Family, RULES, RuleMeta};
 
@@ -421,6 +422,10 @@ pub struct LintOutcome {
     pub suppressed: Vec<Diagnostic>,
     /// Repository-relative paths that were scanned.
     pub files: Vec<String>,
+    /// The cuts found near the ends of the files left on disk that were linted, by name, to
+    /// record for their blobs ([`LintCut`]).
+    #[serde(skip)]
+    pub cuts: Vec<(String, LintCut)>,
 }
 
 impl LintOutcome {
@@ -580,15 +585,28 @@ pub fn lint_snapshot_with(
     // Files a snapshot left on disk (LOG-ARCHIVE.md and its index, read elsewhere as
     // streams) are linted in pieces of whole entries above 1 MiB when that gives what their
     // whole lint gives ([`pieces`]); else the file is read whole, within its size limit.
+    // At pre-commit, one changed from HEAD's blob is linted from the cut recorded for that
+    // blob when it starts as the blob did ([`LintCut`]); not when an allowlist entry may
+    // serve it (see the windows below).
+    let served = |path: &str| {
+        cfg.allow
+            .iter()
+            .any(|e| e.path.as_deref().is_none_or(|p| p == path))
+    };
     let streamed: Vec<Streamed<'_>> = snap
         .streamed
         .iter()
         .filter(|(name, _)| is_lintable(name))
         .chain(&snap.nested_streamed)
-        .map(|(name, content)| Streamed {
-            path: dir.path_of(name),
-            name,
-            content,
+        .map(|(name, content)| {
+            let path = dir.path_of(name);
+            Streamed {
+                resume: snap.lint_cuts.get(name).filter(|_| !served(&path)),
+                record: snap.lint_cut_cache.is_some() && snap.streamed_blob_ids.contains_key(name),
+                path,
+                name,
+                content,
+            }
         })
         .collect();
     let mut files = snapshot_files(dir, snap);
@@ -614,6 +632,7 @@ pub fn lint_snapshot_with(
     // Unused allowlist entries can only be told on the whole directory: an entry may serve
     // a file a pre-commit snapshot left unread.
     let mut outcome = lint_inputs(cfg, &files, &streamed, extra, !snap.is_partial())?;
+    record_cuts(snap, std::mem::take(&mut outcome.cuts));
     if !placed.is_empty() {
         let place = |d: &mut Diagnostic| {
             placed
@@ -635,6 +654,33 @@ pub fn lint_snapshot_with(
             .extend(binary_secrets(cfg, &dir.path_of(name), name, bytes)?);
     }
     Ok(outcome)
+}
+
+/// Records the cuts found in the files `snap` left on disk as their blobs, by blob id, in
+/// the cache the snapshot names: only for a file that still has the stamp it had when it
+/// was shown to be its blob, so the cut was found in that blob's bytes (a cut is checked
+/// against a file's bytes by its digest before it serves anyway).
+fn record_cuts(snap: &Snapshot, cuts: Vec<(String, LintCut)>) {
+    let Some(path) = &snap.lint_cut_cache else {
+        return;
+    };
+    let mut cache = None;
+    for (name, cut) in cuts {
+        let (Some(&(id, stamp)), Some(content)) =
+            (snap.streamed_blob_ids.get(&name), snap.streamed.get(&name))
+        else {
+            continue;
+        };
+        if crate::handoff::stream::Stamp::of(&content.path) != Some(stamp) {
+            continue;
+        }
+        cache
+            .get_or_insert_with(|| crate::handoff::checksum_cache::BlobCache::lint_cuts_at(path))
+            .insert_lint_cut(id, &cut);
+    }
+    if let Some(cache) = cache {
+        cache.save();
+    }
 }
 
 /// The secret findings (SEC, any severity) in a file's bytes, however they read: a binary
@@ -755,8 +801,16 @@ fn binary_secrets(
 /// than the file.
 fn lint_held(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result<Vec<Diagnostic>> {
     let content = crate::handoff::log_stream::Bytes(file.bytes);
-    match lint_in_pieces(cfg, &file.path, &file.name, &content, used)? {
-        Some(diags) => Ok(diags),
+    match pieces::lint_streamed(
+        cfg,
+        &file.path,
+        &file.name,
+        &content,
+        used,
+        pieces::Resume::default(),
+        pieces::Sizes::of_command(),
+    )? {
+        Some((diags, _)) => Ok(diags),
         None if is_config_file(&file.name) => {
             let mut diags = lint_text_as(cfg, file, used, false, Judged::Secrets)?;
             diags.retain(config_rule);
@@ -766,48 +820,46 @@ fn lint_held(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result
     }
 }
 
-/// LOG-ARCHIVE.md or its index (`content`, shown as `path`) linted in pieces of whole
-/// entries when that gives what the whole lint gives ([`pieces`]); `None` for any other
-/// file, or when it is to be linted whole.
-fn lint_in_pieces(
-    cfg: &LintConfig,
-    path: &str,
-    name: &str,
-    content: &dyn crate::handoff::log_stream::Content,
-    used: &mut [bool],
-) -> Result<Option<Vec<Diagnostic>>> {
-    let sizes = pieces::Sizes::of_command();
-    // Moved aside into a subdirectory, the pair is linted the same way.
-    let found = match name.rsplit('/').next().unwrap_or(name) {
-        crate::handoff::log::ARCHIVE_FILE => {
-            pieces::lint_archive(cfg, path, name, content, used, sizes)?
-        }
-        crate::handoff::log::INDEX_FILE => {
-            pieces::lint_index(cfg, path, name, content, used, sizes)?
-        }
-        _ => None,
-    };
-    Ok(found.map(|(diags, _)| diags))
-}
-
 /// A file a snapshot left on disk.
 struct Streamed<'a> {
     path: String,
     name: &'a str,
     content: &'a crate::handoff::stream::Streamed,
+    /// Where its lint may resume: the cut recorded for HEAD's blob (at pre-commit, when it
+    /// changed from it and no allowlist entry may serve it).
+    resume: Option<&'a LintCut>,
+    /// Whether to find the cut of its content near its end, to record for its blob.
+    record: bool,
 }
 
 impl Streamed<'_> {
     /// Lints the file: LOG-ARCHIVE.md and its index in pieces when they give what the
-    /// whole lint gives, else (and any other file) read whole.
+    /// whole lint gives (from the cut of [`Streamed::resume`] when the file starts as HEAD's
+    /// blob did), else (and any other file) read whole. Gives the cut of its content found
+    /// on the way, when asked to record one.
     ///
     /// Above [`whole_lint_limit`], a file whose pieces cannot be shown to give the whole
     /// lint is not judged at all: exit 2 naming the file, its size, the limit and what to
     /// do. Never a pass on a lint of pieces that may miss what the whole lint finds (fail
     /// closed; issue #12 item 2): the hook, `verify` and `commit` stop there too.
-    fn lint(&self, cfg: &LintConfig, used: &mut [bool]) -> Result<Vec<Diagnostic>> {
-        if let Some(diags) = lint_in_pieces(cfg, &self.path, self.name, self.content, used)? {
-            return Ok(diags);
+    fn lint(
+        &self,
+        cfg: &LintConfig,
+        used: &mut [bool],
+    ) -> Result<(Vec<Diagnostic>, Option<LintCut>)> {
+        if let Some(found) = pieces::lint_streamed(
+            cfg,
+            &self.path,
+            self.name,
+            self.content,
+            used,
+            pieces::Resume {
+                at: self.resume,
+                record: self.record,
+            },
+            pieces::Sizes::of_command(),
+        )? {
+            return Ok(found);
         }
         // An archive already moved aside cannot be moved aside again.
         let or_move = if self.name.contains('/') {
@@ -832,7 +884,7 @@ impl Streamed<'_> {
             name: self.name.to_string(),
             bytes: &bytes,
         };
-        lint_file(cfg, &file, used)
+        Ok((lint_file(cfg, &file, used)?, None))
     }
 }
 
@@ -950,7 +1002,10 @@ fn lint_inputs(
         ));
     }
     for s in streamed {
-        let diags = s.lint(cfg, &mut used)?;
+        let (diags, cut) = s.lint(cfg, &mut used)?;
+        if let Some(cut) = cut {
+            out.cuts.push((s.name.to_string(), cut));
+        }
         // Listed where a whole read would have put it: the top-level files by name, then
         // the nested ones by path.
         let at = found
