@@ -461,6 +461,19 @@ impl Snapshot {
         staged: &[TreeFile],
         inner: String,
     ) {
+        if !f.is_link && inner == log::INDEX_FILE {
+            // The index is JSON: linted from a cut between its entries (see
+            // `lint::index_window_cut`).
+            if let Some(old_id) = base.changed_from(f, staged)
+                && let Some(new) = self.files.get(&inner)
+                && new.len() >= crate::lint::WINDOW_FROM
+                && let Ok(Ok(old)) = repo.blob_within(old_id, max_bytes(&inner))
+                && let Some(cut) = crate::lint::index_window_cut(&old, new)
+            {
+                self.lint_cuts.insert(inner, cut);
+            }
+            return;
+        }
         if f.is_link || !windowed(&inner) {
             return;
         }

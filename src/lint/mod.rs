@@ -45,7 +45,7 @@ use text::LineIndex;
 
 pub use markdown::Context;
 pub use pieces::LintCut;
-pub(crate) use pieces::{WINDOW_FROM, changed_window};
+pub(crate) use pieces::{WINDOW_FROM, changed_window, index_window_cut};
 pub use registry::{Family, RULES, RuleMeta};
 
 /// How serious a finding is. `Error` blocks commits and fails CI.
@@ -631,7 +631,14 @@ pub fn lint_snapshot_with(
     }
     // Unused allowlist entries can only be told on the whole directory: an entry may serve
     // a file a pre-commit snapshot left unread.
-    let mut outcome = lint_inputs(cfg, &files, &streamed, extra, !snap.is_partial())?;
+    // The index read whole, changed from HEAD's: linted from the cut the snapshot found in
+    // it, when no allowlist entry may serve it.
+    let held_cut = |f: &LintFile<'_>| {
+        snap.lint_cuts
+            .get(&f.name)
+            .filter(|_| snap.files.contains_key(&f.name) && !served(&f.path))
+    };
+    let mut outcome = lint_inputs(cfg, &files, &streamed, extra, !snap.is_partial(), &held_cut)?;
     record_cuts(snap, std::mem::take(&mut outcome.cuts));
     if !placed.is_empty() {
         let place = |d: &mut Diagnostic| {
@@ -799,7 +806,15 @@ fn binary_secrets(
 /// gate, `verify --level ci`) are linted in pieces when that gives what the whole lint
 /// gives: the lint's own structures, several times the text, then hold one piece rather
 /// than the file.
-fn lint_held(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result<Vec<Diagnostic>> {
+///
+/// With `resume` (LOG-ARCHIVE.index.json changed from HEAD's, at pre-commit), it is linted
+/// from that cut on, as a file left on disk is ([`LintCut`]).
+fn lint_held(
+    cfg: &LintConfig,
+    file: &LintFile<'_>,
+    used: &mut [bool],
+    resume: Option<&LintCut>,
+) -> Result<Vec<Diagnostic>> {
     let content = crate::handoff::log_stream::Bytes(file.bytes);
     match pieces::lint_streamed(
         cfg,
@@ -807,7 +822,10 @@ fn lint_held(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result
         &file.name,
         &content,
         used,
-        pieces::Resume::default(),
+        pieces::Resume {
+            at: resume,
+            record: false,
+        },
         pieces::Sizes::of_command(),
     )? {
         Some((diags, _)) => Ok(diags),
@@ -973,7 +991,7 @@ pub fn lint(cfg: &LintConfig, files: &[LintFile<'_>]) -> Result<LintOutcome> {
 }
 
 fn lint_with(cfg: &LintConfig, files: &[LintFile<'_>], report_unused: bool) -> Result<LintOutcome> {
-    lint_inputs(cfg, files, &[], &[], report_unused)
+    lint_inputs(cfg, files, &[], &[], report_unused, &|_| None)
 }
 
 /// Where a file is listed: the top-level files by name, then the nested ones by path.
@@ -981,12 +999,13 @@ fn listing_order(name: &str) -> (bool, &str) {
     (name.contains('/'), name)
 }
 
-fn lint_inputs(
+fn lint_inputs<'c>(
     cfg: &LintConfig,
     files: &[LintFile<'_>],
     streamed: &[Streamed<'_>],
     extra: &[LintFile<'_>],
     report_unused: bool,
+    resume: &dyn Fn(&LintFile<'_>) -> Option<&'c LintCut>,
 ) -> Result<LintOutcome> {
     let mut out = LintOutcome::default();
     let mut used = vec![false; cfg.allow.len()];
@@ -998,7 +1017,7 @@ fn lint_inputs(
         found.push((
             f.name.as_str(),
             f.path.clone(),
-            lint_held(cfg, f, &mut used)?,
+            lint_held(cfg, f, &mut used, resume(f))?,
         ));
     }
     for s in streamed {

@@ -1074,7 +1074,6 @@ pub(crate) fn lint_streamed(
         }
     };
     if let Some(cut) = resume.at
-        && content.content_len() > sizes.whole_up_to
         && let Some(found) = lint_resumed(cfg, path, name, content, used, cut, json)?
     {
         return Ok(Some(found));
@@ -1172,6 +1171,32 @@ fn lint_resumed(
             .into(),
     });
     Ok(Some((diags, next)))
+}
+
+/// The cut at which the pre-commit check lints LOG-ARCHIVE.index.json read whole (`new`,
+/// staged) that changed from HEAD's (`old`): between two elements of its `entries` list at
+/// least a seam before the first byte that differs, so that the elements a rotation
+/// appends, and the end of the document, are linted with the elements before them that the
+/// lint reads, and HEAD's elements before the window, judged when HEAD was committed, are
+/// not linted again (issue #14: the index was linted whole, most of a commit's lint). As
+/// [`changed_window`] for Markdown; `None` (lint it whole) for a small file, text that is
+/// not UTF-8, or a change near its start.
+pub(crate) fn index_window_cut(old: &[u8], new: &[u8]) -> Option<LintCut> {
+    use sha2::{Digest, Sha256};
+    if new.len() < WINDOW_FROM || std::str::from_utf8(new).is_err() {
+        return None;
+    }
+    let seam = Sizes::default().seam;
+    let same = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let at = same.checked_sub(seam + CUT_SLACK)?;
+    let cut = IndexCuts::default().last_cut(&new[..at])?;
+    let to = line_start_from(std::str::from_utf8(new).ok()?, cut + seam);
+    (cut > 0 && to <= same).then(|| LintCut {
+        from: cut as u64,
+        lines: crate::handoff::line_count(&new[..cut]),
+        to: to as u64,
+        digest: Sha256::digest(&new[..to]).into(),
+    })
 }
 
 /// Whether `text`, read after a cut between two elements of an index's `entries` list,

@@ -421,6 +421,76 @@ fn flagged_with(repo: &TestRepo, envs: &[(&str, &str)]) -> Vec<(String, usize)> 
         .collect()
 }
 
+/// Rotates `range` with [`PAYLOAD`] as the title of entry `titled`, stages it with a
+/// session's change and runs the pre-commit hook.
+fn rotate_titled_and_hook(
+    repo: &TestRepo,
+    range: std::ops::Range<usize>,
+    titled: usize,
+) -> crate::support::CmdOutput {
+    repo.write(
+        ".ai/handoff/LOG.md",
+        journal(range, None).replace(
+            &format!("agent-{titled}: Session {titled}\n"),
+            &format!("agent-{titled}: {PAYLOAD}\n"),
+        ),
+    );
+    repo.aahp(&["archive", "--keep", "1"]).assert_code(0);
+    stage_session(repo, &format!("titled {titled}"));
+    repo.aahp(&["hook", "pre-commit"])
+}
+
+/// The lines of the index that hold [`PAYLOAD`].
+fn indexed_payload_lines(repo: &TestRepo) -> Vec<usize> {
+    repo.read(INDEX)
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains(PAYLOAD))
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
+#[test]
+fn an_index_a_rotation_extends_is_linted_from_a_cut_before_its_new_entries() {
+    // An index of 300 entries, one titled with an injection, committed past the hook.
+    let repo = handoff_repo();
+    rotate_titled_and_hook(&repo, 0..300, 5).assert_code(1);
+    commit(&repo, "three hundred archived, one title planted");
+    assert!(repo.read(INDEX).len() > 32 * 1024);
+
+    // A rotation appends three entries: the index is linted from a cut between its entries
+    // before them, and HEAD's planted title is not reported again (on main the index was
+    // linted whole and the hook failed on it).
+    rotate_and_hook(&repo, 300..303, None).assert_code(0);
+    assert_eq!(flagged(&repo), []);
+
+    // A title the rotation appends is blocked, at its line in the index.
+    repo.git(&["reset", "-q", "--hard", "HEAD"]);
+    rotate_titled_and_hook(&repo, 300..303, 301).assert_code(1);
+    let lines = indexed_payload_lines(&repo);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    let found: Vec<usize> = flagged(&repo)
+        .into_iter()
+        .filter(|(f, _)| f == INDEX)
+        .map(|(_, l)| l)
+        .collect();
+    assert!(!found.is_empty(), "{found:?}");
+    assert!(found.iter().all(|l| *l == lines[1]), "{found:?}");
+
+    // The working-tree check judges the whole index: the planted title too.
+    let verify = repo.aahp(&["--json", "verify"]);
+    verify.assert_code(1);
+    let mut indexed: Vec<u64> = verify.json()["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["path"] == INDEX)
+        .map(|d| d["line"].as_u64().unwrap())
+        .collect();
+    indexed.dedup();
+    assert_eq!(indexed, [lines[0] as u64, lines[1] as u64], "{verify}");
+}
+
 /// Fail points that take the path of LOG-ARCHIVE.md and its index above 1 MiB at a test's
 /// size: left on disk as their staged blobs, and linted in pieces.
 const LARGE: [(&str, &str); 1] = [("AAHP_FAILPOINT", "blob-in-pieces,lint-in-pieces")];
