@@ -4650,6 +4650,12 @@ fn dropped_since_base(
         );
         return Ok(());
     };
+    // An index that only gained elements after the base's lists every line of it.
+    match log_stream::extends_entries_of(base_content, head) {
+        Ok(true) => return Ok(()),
+        Ok(false) => {}
+        Err(e) => return Err(e.into_error(|f| judged.dir.path_of(f))),
+    }
     let (shown, dropped, replaced) =
         match log_stream::dropped_from_base(base_content, head, Limits::default()) {
             Ok(d) => d,

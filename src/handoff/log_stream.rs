@@ -1773,16 +1773,7 @@ pub fn ends_of(
         crate::failpoint::error(&format!("pass-from-start:{INDEX_FILE}"))
             .map_err(|e| io_error(INDEX_FILE, &e))?;
     }
-    let mut r = index.open_at(start).map_err(|e| io_error(INDEX_FILE, &e))?;
-    let mut buf = vec![0u8; CHUNK];
-    loop {
-        match r.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => scanner.feed(&buf[..n]),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(io_error(INDEX_FILE, &e)),
-        }
-    }
+    scan_index_from(index, start, &mut scanner)?;
     let Some(end): Option<IndexEnd> = scanner.finish() else {
         return Ok(None);
     };
@@ -1800,6 +1791,24 @@ pub fn ends_of(
         index_end: end,
         index_old_tail,
     }))
+}
+
+/// Feeds an index's bytes from `start` to its end to `scanner`, in pieces.
+fn scan_index_from(
+    index: &dyn Content,
+    start: u64,
+    scanner: &mut IndexScanner,
+) -> Result<(), LogError> {
+    let mut r = index.open_at(start).map_err(|e| io_error(INDEX_FILE, &e))?;
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        match r.read(&mut buf) {
+            Ok(0) => return Ok(()),
+            Ok(n) => scanner.feed(&buf[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(io_error(INDEX_FILE, &e)),
+        }
+    }
 }
 
 /// The end of an archive as [`archive_end_of`] reads it.
@@ -1872,6 +1881,52 @@ pub fn verify_streamed(
         });
     }
     Ok((problems, pair.archive.entries))
+}
+
+/// Whether the index `head` extends `base`: it starts with `base`'s bytes up to the end of
+/// `base`'s `entries` list, and holds one `entries` list of at least as many elements. Every
+/// line the base lists is then the head's, as it was, and [`dropped_from_base`] has nothing
+/// to find (issue #14: a rotation appends elements, and both indexes were read as JSON
+/// streams on every commit that rotated). Both are read once, in pieces, as bytes.
+pub fn extends_entries_of(base: &dyn Content, head: &dyn Content) -> Result<bool, LogError> {
+    let mut scan = IndexScanner::default();
+    scan_index_from(base, 0, &mut scan)?;
+    let Some(end) = scan.finish() else {
+        return Ok(false);
+    };
+    let mut buf = vec![0u8; CHUNK];
+    let cut = end.cut as u64;
+    if head.content_len() < cut {
+        return Ok(false);
+    }
+    let mut ours = base
+        .open_at(0)
+        .map_err(|e| io_error(INDEX_FILE, &e))?
+        .take(cut);
+    let mut theirs = head.open_at(0).map_err(|e| io_error(INDEX_FILE, &e))?;
+    let mut head_scan = IndexScanner::default();
+    let mut same = vec![0u8; CHUNK];
+    let mut compared = 0u64;
+    loop {
+        let n = match theirs.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(io_error(INDEX_FILE, &e)),
+        };
+        head_scan.feed(&buf[..n]);
+        // The head's first `cut` bytes against the base's.
+        let want = usize::try_from((cut - compared).min(n as u64)).unwrap_or(n);
+        if want > 0 {
+            ours.read_exact(&mut same[..want])
+                .map_err(|e| io_error(INDEX_FILE, &e))?;
+            if same[..want] != buf[..want] {
+                return Ok(false);
+            }
+            compared += want as u64;
+        }
+    }
+    Ok(compared == cut && head_scan.finish().is_some_and(|h| h.count >= end.count))
 }
 
 /// The index lines of a base that an index no longer lists: LOG-ARCHIVE.md is append-only,
@@ -2321,6 +2376,50 @@ mod tests {
             out.push(e);
         }
         (out, s.preamble().to_string(), s.summary().present)
+    }
+
+    /// An index extended by a rotation extends its base; one that lost, changed or moved a
+    /// base element does not, and [`dropped_from_base`] then judges it.
+    #[test]
+    fn an_index_extends_its_base_only_with_every_base_element_kept_in_place() {
+        let (_, base) = pair(30);
+        let (_, head) = pair(35);
+        let extends = |b: &str, h: &str| {
+            extends_entries_of(&Bytes(b.as_bytes()), &Bytes(h.as_bytes())).unwrap()
+        };
+        // `pair` sorts by date: extend `base` as a rotation does, after its last element.
+        let end = log::index_end(base.as_bytes()).unwrap();
+        let grown = format!(
+            "{},\n    {{\"sha256\": \"{}\", \"title\": \"new\"}}{}",
+            &base[..end.cut],
+            "ab".repeat(32),
+            &base[end.cut..]
+        );
+        assert!(extends(&base, &grown));
+        assert!(extends(&base, &base));
+        let dropped = dropped_from_base(
+            &Bytes(base.as_bytes()),
+            &Bytes(grown.as_bytes()),
+            Limits::default(),
+        )
+        .unwrap();
+        assert_eq!(dropped.1, 0);
+        // Anything else is read as JSON: an element changed, one removed, another list.
+        let first = base.find("\"sha256\"").unwrap();
+        let changed = format!(
+            "{}\"sha256\": \"{}\"{}",
+            &base[..first],
+            "cd".repeat(32),
+            &base[first + 76..]
+        );
+        assert!(!extends(&base, &changed));
+        assert!(!extends(&base, &head) || head.starts_with(&base[..end.cut]));
+        assert!(!extends(&grown, &base));
+        let twice = format!(
+            "{}, \"entries\": []}}\n",
+            base.trim_end().trim_end_matches('}')
+        );
+        assert!(!extends(&base, &twice));
     }
 
     #[test]
