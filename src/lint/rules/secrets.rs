@@ -603,6 +603,34 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         gate: None,
         near: &[],
     },
+    // SEC120: a credential compared with a literal by a call rather than an operator: the
+    // literal is the credential the code expects (`apiKey.equals("…")`, `"…".equals(token)`,
+    // `hmac.compare_digest(token, "…")`, `subtle.ConstantTimeCompare([]byte(pw), []byte("…"))`,
+    // `request.headers.get('X-Api-Key') == '…'`).
+    Pattern {
+        rule: &SEC120,
+        keywords: &[
+            "equals(",
+            "equalsignorecase(",
+            "compare(",
+            "compare_digest(",
+            "') ==",
+            "')==",
+            "\") ==",
+            "\")==",
+            "') !=",
+            "')!=",
+            "\") !=",
+            "\")!=",
+        ],
+        regex: COMPARED_BY_CALL,
+        before: 60,
+        after: 240,
+        check: check_compared_by_call,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
     Pattern {
         rule: &SEC120,
         keywords: &["identified", "password '", "password\t'"],
@@ -735,8 +763,13 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "httpdigestauth",
             "basicauth",
             "smbmap",
+            // Any tool's user option followed by its password option (`-u USER -p PASS`,
+            // `--username U --pass P`, Windows' `/u:USER /p:PASS`): the pair is the kind, not
+            // the tool's name.
+            " /u:",
+            " /user:",
         ],
-        regex: r#"\b(?:psexec(?:\.exe)?|docker\s+login|az\s+login|sshpass|mysql|mysqladmin|mysqldump|smbclient|smbmap|ldapsearch|rdesktop|xfreerdp|plink|pscp|sqlcmd|osql|bcp)\b[^\n]*?\s(?:-p|--password)\s*(?:=\s*)?(?P<v>"[^"\n]+"|'[^'\n]+'|[^\s"']+)|\s-Password\s+(?P<v2>"[^"\n]*"|'[^'\n]*'|[^\s"']+)|--password[= ](?P<v3>[^\s"']+|"[^"\n]+")|\bcurl\b[^\n]*?\s(?:-u|--user)[ =]?["']?(?P<u>[^\s:"']+)["']?:["']?(?P<v4>[^\s"'@]+)|(?:-H|--header)[ =]?\s*["'](?P<h>X-[A-Za-z-]*(?:Token|Key|Auth|Secret|Crumb|Password)[A-Za-z-]*|Api-?Key|PRIVATE-TOKEN|Private-Token)\s*:\s*(?P<v5>[^"'\n]+)["']|\b(?:NetworkCredential|DirectoryEntry|PSCredential|HTTPBasicAuth|HTTPDigestAuth|BasicAuth)\s*\((?:\s*"[^"\n]*"\s*,){1,2}\s*"(?P<v6>[^"\n]+)"\s*\)|\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(?P<v7>\S+)|\bnet\s+use\b[^\n]*?\s/user:\S+\s+(?P<v8>"[^"\n]+"|[^\s/"']+)|\s(?-i:-U)[ \t]*["']?[A-Za-z][^\s%"'/\\]*(?:[/\\]{1,2}[A-Za-z][^\s%"'/\\]*)?%(?P<v9>[^\s"'%]+)"#,
+        regex: r#"\b(?:psexec(?:\.exe)?|docker\s+login|az\s+login|sshpass|mysql|mysqladmin|mysqldump|smbclient|smbmap|ldapsearch|rdesktop|xfreerdp|plink|pscp|sqlcmd|osql|bcp)\b[^\n]*?\s(?:-p|--password)\s*(?:=\s*)?(?P<v>"[^"\n]+"|'[^'\n]+'|[^\s"']+)|\s-Password\s+(?P<v2>"[^"\n]*"|'[^'\n]*'|[^\s"']+)|--password[= ](?P<v3>[^\s"']+|"[^"\n]+")|\bcurl\b[^\n]*?\s(?:-u|--user)[ =]?["']?(?P<u>[^\s:"']+)["']?:["']?(?P<v4>[^\s"'@]+)|(?:-H|--header)[ =]?\s*["'](?P<h>X-[A-Za-z-]*(?:Token|Key|Auth|Secret|Crumb|Password)[A-Za-z-]*|Api-?Key|PRIVATE-TOKEN|Private-Token)\s*:\s*(?P<v5>[^"'\n]+)["']|\b(?:NetworkCredential|DirectoryEntry|PSCredential|HTTPBasicAuth|HTTPDigestAuth|BasicAuth)\s*\((?:\s*"[^"\n]*"\s*,){1,2}\s*"(?P<v6>[^"\n]+)"\s*\)|\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(?P<v7>\S+)|\bnet\s+use\b[^\n]*?\s/user:\S+\s+(?P<v8>"[^"\n]+"|[^\s/"']+)|\s(?-i:-U)[ \t]*["']?[A-Za-z][^\s%"'/\\]*(?:[/\\]{1,2}[A-Za-z][^\s%"'/\\]*)?%(?P<v9>[^\s"'%]+)|\x20(?:-u|--user(?:name)?)(?:[ \t]+|=)["']?[^\s"'/<$%{-][^\s"']*["']?[^\n|;&]*?[ \t](?:-p|--pass(?:word)?)(?:[ \t]+|=)(?P<v10>"[^"\n]+"|'[^'\n]+'|[^\s"'|;&]+)|\x20/u(?:ser)?:["']?[^\s"'/<$%{][^\s"']*["']?[^\n|;&]*?[ \t]/p(?:assword)?:(?P<v11>"[^"\n]+"|'[^'\n]+'|[^\s"'|;&]+)"#,
         before: 60,
         after: 320,
         check: check_command_credentials,
@@ -1403,6 +1436,12 @@ fn char_before(b: &[u8], i: usize) -> Option<char> {
 /// SEC120's assignment: a name, its closing quote, a declared string type, bold, an index's
 /// `]`, the operator and the value. Its groups are read off the match ([`assignment_groups`]).
 const ASSIGNMENT: &str = r#"(?P<name>[A-Za-z_$@][A-Za-z0-9_.$-]{0,80})(?P<q>\\?["']?)(?:[ \t]+(?:string|String|str))?(?:\*\*|__)?[ \t]*(?:\]\s*)?(?P<op>:::=|::=|:=|=>|<-|!==?|={1,3}|\?\??=|\+=|\.=|\|\|=|\|\||&&=|:)(?:\*\*|__)?[ \t]*(?P<val>\\"[^"\\\n]+\\"|"""[^"\n]+"""|@?"[^"\n]+"|'[^'\n]+'|`[^`\n]+`|[|>][-+]?[ \t]*\r?\n[ \t]+[^\s"'`,;)\]}<>]+|[^\s"'`,;)\]}<>]+)"#;
+
+/// A credential compared with a literal by a call: `NAME.equals("…")` or
+/// `getHeader("NAME").equals("…")` (group 1 or 2, value 3), `"…".equals(NAME)` (4, 5),
+/// `compare(NAME, "…")` and its constant-time kin (6, 7), a header or field read by name
+/// then compared with an operator (8, 9).
+const COMPARED_BY_CALL: &str = r#"(?:(?P<n1>[A-Za-z_$][A-Za-z0-9_$]*)(?:\(\))?|[A-Za-z_$][A-Za-z0-9_$]*\([ \t]*["'](?P<n1h>[A-Za-z][A-Za-z0-9_-]{1,60})["'][ \t]*\))\.(?:equals|equalsIgnoreCase)\([ \t]*"(?P<v1>[^"\n]{4,200})"[ \t]*\)|"(?P<v2>[^"\n]{4,200})"\.(?:equals|equalsIgnoreCase)\([ \t]*(?:[A-Za-z_$][A-Za-z0-9_$]*\.)*(?P<n2>[A-Za-z_$][A-Za-z0-9_$]*)(?:\(\))?[ \t]*\)|\b(?:compare|compare_digest|ConstantTimeCompare|secure_compare)\([ \t]*(?:\[\]byte\()?(?:[A-Za-z_$][A-Za-z0-9_$]*\.)*(?P<n3>[A-Za-z_$][A-Za-z0-9_$]*)\)?[ \t]*,[ \t]*(?:\[\]byte\()?["'](?P<v3>[^"'\n]{4,200})["']|(?:\.|->)(?:get|getHeader|header|getenv)\([ \t]*["'](?P<n4>[A-Za-z][A-Za-z0-9_-]{1,60})["'][ \t]*\)[ ]?(?:!==?|===?)[ \t]*["'](?P<v4>[^"'\n]{4,200})["']"#;
 
 /// SQL's `IDENTIFIED BY '…'` and `PASSWORD '…'`; the value is read off the match
 /// ([`quoted_groups`]).
@@ -5438,6 +5477,26 @@ fn check_sql_password(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) 
     judge_pair(scan, "password", vs, ve, "sql-password", false, out);
 }
 
+/// [`COMPARED_BY_CALL`]: the literal a credential is compared with, judged as an
+/// assignment's value would be (a getter's `get` is read past: `getApiKey()`).
+fn check_compared_by_call(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let Some((name, (vs, ve))) =
+        [(1, 3), (2, 3), (5, 4), (6, 7), (8, 9)]
+            .iter()
+            .find_map(|&(n, v)| {
+                caps.range(n)?;
+                Some((caps.str(n), caps.range(v)?))
+            })
+    else {
+        return;
+    };
+    let name = name
+        .strip_prefix("get")
+        .filter(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase() || c == '_'))
+        .unwrap_or(name);
+    judge_pair(scan, name, vs, ve, "credential-comparison", false, out);
+}
+
 /// `--api-key …`, `-token=…`, `--client-secret "…"`: a credential passed as a flag.
 fn check_flag(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let flag = caps.str(1);
@@ -7149,9 +7208,37 @@ fn graded(mut f: Finding, v: &str) -> Option<Finding> {
 }
 
 fn check_command_credentials(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
-    let Some((s, e, v)) = caps.first(&[1, 2, 3, 5, 7, 8, 9, 10, 11]) else {
+    let Some((s, e, v)) = caps.first(&[1, 2, 3, 5, 7, 8, 9, 10, 11, 12, 13]) else {
         return;
     };
+    // A user option then a password option on any tool's command line: `-p` is also a port
+    // (`docker run -u 1000 -p 8080:80`, `lftp -u u -p 2121`), a process id (`ps -u x -p 42`)
+    // a switch before a URL (`curl -u admin -p https://…`) or sudo's prompt; a password holds
+    // a letter and is neither a URL, a path nor a phrase.
+    if caps.range(12).or_else(|| caps.range(13)).is_some() {
+        let bare = v.trim_matches(['"', '\'']);
+        if !bare.bytes().any(|c| c.is_ascii_alphabetic())
+            || bare.contains("://")
+            || bare.starts_with(['/', '.', '~', '\\'])
+            || bare.ends_with('@')
+            // A quoted phrase is a prompt (`sudo -u postgres -p 'password for %u: '`).
+            || bare.contains([' ', '\t'])
+        {
+            return;
+        }
+        // The password equal to the user name is a product's default account
+        // (`-u guest -p guest`, `/u:admin /p:admin`), not an issued secret.
+        let (ms, _) = caps.whole();
+        let user = scan.text()[ms..s]
+            .trim_start()
+            .split_once([' ', '\t', '=', ':'])
+            .map(|(_, rest)| rest.trim_start())
+            .and_then(|rest| rest.split_whitespace().next())
+            .map(|u| u.trim_matches(['"', '\'']));
+        if user.is_some_and(|u| u.eq_ignore_ascii_case(bare)) {
+            return;
+        }
+    }
     command_credential(scan, caps.whole().0, (s, e), v, out);
 }
 
