@@ -3449,3 +3449,46 @@ fn a_credential_compared_by_a_call_is_a_credential() {
         );
     }
 }
+
+/// A (user, password) pair by position is a credential: assigned as a pair to a name for
+/// one, or passed to a login or connection call; a reference, a port, a placeholder pair, an
+/// anonymous login or a list of names is none.
+#[test]
+fn a_user_and_password_pair_by_position_is_a_credential() {
+    let pw = expand("{A:16}", 48);
+    for line in [
+        format!("creds = (\"svc-sync\", \"{pw}\")"),
+        format!("es = Elasticsearch(hosts, http_auth=('elastic', '{pw}'))"),
+        format!("CREDENTIALS = ['deploy', '{pw}']"),
+        format!("ftp.login('mirror', '{pw}')"),
+        format!("server.login(sender_email, \"{pw}\")"),
+        format!("Connection c = DriverManager.getConnection(url, \"etl\", \"{pw}\");"),
+        format!("db = pymysql.connect(\"db.acme-corp.net\", \"report\", \"{pw}\", \"sales\")"),
+        format!("login: [admin, {pw}]"),
+    ] {
+        let d = rules_fired(&line);
+        assert!(
+            d.iter().any(Diagnostic::is_blocking),
+            "{line}: {:?}",
+            d.iter().map(|d| d.rule).collect::<Vec<_>>()
+        );
+    }
+    for line in [
+        "server.login(sender_email, password)",
+        "creds = (os.environ[\"SVC_USER\"], os.environ[\"SVC_PASS\"])",
+        "app.bind(\"0.0.0.0\", \"8080\")",
+        "ftp.login('anonymous', 'guest@')",
+        "db = pymysql.connect(\"localhost\", \"root\", \"\", \"test\")",
+        "basic_auth = (\"user\", \"pass\")",
+        "CREDENTIALS = ['username', 'password']",
+        "credentials: [\"aws\", \"gcp\", \"azure\"]",
+        "sock.connect((\"10.0.0.5\", 5432))",
+    ] {
+        let d = rules_fired(line);
+        assert!(
+            !d.iter().any(Diagnostic::is_blocking),
+            "{line}: {:?}",
+            d.iter().map(|d| (d.rule, &d.message)).collect::<Vec<_>>()
+        );
+    }
+}

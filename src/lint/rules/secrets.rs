@@ -1077,6 +1077,23 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         gate: None,
         near: &[],
     },
+    // SEC120: a (user, password) pair by position: assigned as a pair to a name that names
+    // one (`creds = ("svc", "…")`, `http_auth=('elastic', '…')`, `login: [admin, …]`), or
+    // passed to a login or connection call (`ftp.login('mirror', '…')`,
+    // `getConnection(url, "etl", "…")`, `pymysql.connect(host, "report", "…", db)`).
+    Pattern {
+        rule: &SEC120,
+        keywords: &[
+            "auth", "cred", "login", "logon", "signin", "sign_in", "userpass", "connect",
+        ],
+        regex: CREDENTIAL_PAIR,
+        before: 40,
+        after: 300,
+        check: check_credential_pair,
+        overlap: false,
+        gate: Some(pair_gate),
+        near: &[],
+    },
     Pattern {
         rule: &SEC121,
         keywords: &[
@@ -1326,7 +1343,7 @@ fn call_arguments(text: &str, open: usize) -> Vec<(usize, usize)> {
             (_, b'(' | b'[' | b'{') if depth < 3 => depth += 1,
             (_, b'(' | b'[' | b'{') => return Vec::new(),
             (_, b')' | b']' | b'}') if depth > 0 => depth -= 1,
-            (_, b')') => {
+            (_, b')' | b']') => {
                 push(from, i, &mut args);
                 return args;
             }
@@ -1442,6 +1459,11 @@ const ASSIGNMENT: &str = r#"(?P<name>[A-Za-z_$@][A-Za-z0-9_.$-]{0,80})(?P<q>\\?[
 /// `compare(NAME, "…")` and its constant-time kin (6, 7), a header or field read by name
 /// then compared with an operator (8, 9).
 const COMPARED_BY_CALL: &str = r#"(?:(?P<n1>[A-Za-z_$][A-Za-z0-9_$]*)(?:\(\))?|[A-Za-z_$][A-Za-z0-9_$]*\([ \t]*["'](?P<n1h>[A-Za-z][A-Za-z0-9_-]{1,60})["'][ \t]*\))\.(?:equals|equalsIgnoreCase)\([ \t]*"(?P<v1>[^"\n]{4,200})"[ \t]*\)|"(?P<v2>[^"\n]{4,200})"\.(?:equals|equalsIgnoreCase)\([ \t]*(?:[A-Za-z_$][A-Za-z0-9_$]*\.)*(?P<n2>[A-Za-z_$][A-Za-z0-9_$]*)(?:\(\))?[ \t]*\)|\b(?:compare|compare_digest|ConstantTimeCompare|secure_compare)\([ \t]*(?:\[\]byte\()?(?:[A-Za-z_$][A-Za-z0-9_$]*\.)*(?P<n3>[A-Za-z_$][A-Za-z0-9_$]*)\)?[ \t]*,[ \t]*(?:\[\]byte\()?["'](?P<v3>[^"'\n]{4,200})["']|(?:\.|->)(?:get|getHeader|header|getenv)\([ \t]*["'](?P<n4>[A-Za-z][A-Za-z0-9_-]{1,60})["'][ \t]*\)[ ]?(?:!==?|===?)[ \t]*["'](?P<v4>[^"'\n]{4,200})["']"#;
+
+/// [`check_credential_pair`]'s calls and assignments: a name ending in a word for a pair of
+/// credentials assigned a bracketed pair (group 1, the bracket 2), or a login or connection
+/// call (group 3).
+const CREDENTIAL_PAIR: &str = r#"\b(?P<n>[A-Za-z0-9_]*(?:auth|creds|cred|credentials|credential|login|logon|userpass))["']?[ \t]*(?:=>|=|:)[ \t]*(?P<o>[(\[])|\b(?P<f>login|logon|signin|sign_in|authenticate|getConnection|connect)[ \t]*\("#;
 
 /// SQL's `IDENTIFIED BY '…'` and `PASSWORD '…'`; the value is read off the match
 /// ([`quoted_groups`]).
@@ -5495,6 +5517,105 @@ fn check_compared_by_call(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Findin
         .filter(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase() || c == '_'))
         .unwrap_or(name);
     judge_pair(scan, name, vs, ve, "credential-comparison", false, out);
+}
+
+/// [`CREDENTIAL_PAIR`]'s gate: after the keyword, the rest of a name, then `(` (a call) or
+/// `=`/`:`/`=>` and `(` or `[` (a pair assigned). Reads at most 60 bytes.
+fn pair_gate(b: &Site<'_>, _start: usize, end: usize) -> bool {
+    let tail = &b[end..b.len().min(end + 60)];
+    let mut i = tail
+        .iter()
+        .position(|&c| !(c.is_ascii_alphanumeric() || c == b'_'))
+        .unwrap_or(tail.len());
+    if matches!(tail.get(i), Some(b'"' | b'\'')) {
+        i += 1;
+    }
+    let blanks = |mut i: usize| {
+        while matches!(tail.get(i), Some(b' ' | b'\t')) {
+            i += 1;
+        }
+        i
+    };
+    i = blanks(i);
+    match tail.get(i) {
+        Some(b'(') => true,
+        Some(b'=' | b':') => {
+            i += 1;
+            if tail.get(i) == Some(&b'>') {
+                i += 1;
+            }
+            matches!(tail.get(blanks(i)), Some(b'(' | b'['))
+        }
+        _ => false,
+    }
+}
+
+/// One argument as a string literal: the range of its text inside the quotes (a
+/// `.toCharArray()` or `.getBytes()` after it is the same literal).
+fn literal_argument(text: &str, (s, e): (usize, usize)) -> Option<(usize, usize)> {
+    let arg = &text[s..e];
+    let q = arg.chars().next().filter(|c| matches!(c, '"' | '\''))?;
+    let close = arg[1..].find(q)? + 1;
+    let rest = &arg[close + 1..];
+    (rest.is_empty() || rest == ".toCharArray()" || rest == ".getBytes()")
+        .then_some((s + 1, s + close))
+}
+
+/// A (user, password) pair by position ([`CREDENTIAL_PAIR`]): the password is the literal
+/// after the user's. A pair assigned or a login's two arguments is judged as a password
+/// (`("user", "pass")` is a placeholder's warning); a connection call's longer list only
+/// when the literal after a literal looks drawn at random (the others are hosts and
+/// database names). A port (`bind("0.0.0.0", "8080")`) holds no letter; an anonymous login
+/// gives none.
+fn check_credential_pair(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (_, open) = caps.whole();
+    let args = call_arguments(text, open);
+    let assigned = caps.range(1).is_some();
+    if assigned {
+        // `auth=(…)` is [`check_credential_call`]'s.
+        if caps.str(1).eq_ignore_ascii_case("auth") && caps.str(2) == "(" || args.len() != 2 {
+            return;
+        }
+    }
+    let lits: Vec<Option<(usize, usize)>> =
+        args.iter().map(|&a| literal_argument(text, a)).collect();
+    let func = caps.str(3).to_ascii_lowercase();
+    // Looks drawn at random, and is no host name or path (`db.acme-corp.net`).
+    let drawn = |v: &str| strong_value(v) || credential_shaped(v) && !v.contains(['.', '/', ':']);
+    let login = assigned || !matches!(func.as_str(), "connect" | "getconnection");
+    let pick = if login && args.len() == 2 {
+        // The user may be a variable (`smtp.login(sender, "…")`); the password is the literal.
+        lits[1].map(|v| (v, false)).or_else(|| {
+            // YAML's flow sequence of bare words (`login: [admin, …]`): only a value drawn at
+            // random.
+            let (s, e) = args[1];
+            (assigned && lits[0].is_none() && drawn(&text[s..e])).then_some(((s, e), true))
+        })
+    } else if login {
+        None
+    } else {
+        lits.windows(2).find_map(|w| match (w[0], w[1]) {
+            (Some(_), Some((s, e))) if drawn(&text[s..e]) => Some(((s, e), true)),
+            _ => None,
+        })
+    };
+    let Some(((vs, ve), strict)) = pick else {
+        return;
+    };
+    // An anonymous login's password is a courtesy (`ftp.login('anonymous', 'guest@')`).
+    let anonymous = args.iter().any(|&(s, e)| {
+        text[s..e]
+            .trim_matches(['"', '\''])
+            .eq_ignore_ascii_case("anonymous")
+    });
+    if anonymous
+        || text[vs..ve].ends_with('@')
+        || !text[vs..ve].bytes().any(|c| c.is_ascii_alphabetic())
+    {
+        return;
+    }
+    judge_pair(scan, "password", vs, ve, "credential-pair", strict, out);
 }
 
 /// `--api-key …`, `-token=…`, `--client-secret "…"`: a credential passed as a flag.
