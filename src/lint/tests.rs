@@ -3369,6 +3369,26 @@ fn every_encoding_of_a_blocked_sentence_is_blocked_in_every_framing() {
     );
 }
 
+/// Every text of `blocks` gets an error finding; none of `passes` does.
+fn blocks_and_passes(blocks: &[String], passes: &[&str]) {
+    for line in blocks {
+        let d = rules_fired(line);
+        assert!(
+            d.iter().any(Diagnostic::is_blocking),
+            "{line}: {:?}",
+            d.iter().map(|d| d.rule).collect::<Vec<_>>()
+        );
+    }
+    for line in passes {
+        let d = rules_fired(line);
+        assert!(
+            !d.iter().any(Diagnostic::is_blocking),
+            "{line}: {:?}",
+            d.iter().map(|d| (d.rule, &d.message)).collect::<Vec<_>>()
+        );
+    }
+}
+
 /// A user option then a password option is a credential on any tool's command line, not only
 /// on the tools a list names (`mongosh`, `rabbitmqadmin`, `xfreerdp /u: /p:`); `-p` as a port,
 /// a process id, a switch before a URL, sudo's prompt, a reference or a product's default
@@ -3376,21 +3396,14 @@ fn every_encoding_of_a_blocked_sentence_is_blocked_in_every_framing() {
 #[test]
 fn any_tools_user_then_password_options_are_credentials() {
     let pw = expand("{A:14}7", 46);
-    for line in [
+    let blocks = [
         format!("mongosh \"mongodb://db1.acme-corp.net:27017\" -u admin -p {pw}"),
         format!("rabbitmqadmin -H mq.acme-corp.net -u orders -p {pw} list queues"),
         format!("xfreerdp /v:10.1.2.3 /u:Administrator /p:{pw} /cert:ignore"),
         format!("ncftpput -u uploader -p {pw} ftp.acme-corp.net /incoming build.tgz"),
         format!("mosquitto_pub -h mqtt.acme-corp.net -u sensor -P {pw} -t plant/temp -m 21"),
-    ] {
-        let d = rules_fired(&line);
-        assert!(
-            d.iter().any(Diagnostic::is_blocking),
-            "{line}: {:?}",
-            d.iter().map(|d| d.rule).collect::<Vec<_>>()
-        );
-    }
-    for line in [
+    ];
+    let passes = [
         "docker run -u 1000 -p 8080:80 nginx:alpine",
         "ps -u www-data -p 1234,5678 -o pid,cmd",
         "curl -u admin -p https://proxy.acme-corp.net:3128/health",
@@ -3399,14 +3412,8 @@ fn any_tools_user_then_password_options_are_credentials() {
         "rabbitmqadmin -u guest -p guest list queues",
         "ncftp -u anonymous -p ./dist ftp.acme-corp.net",
         "rsync -u -p -t src/ backup/",
-    ] {
-        let d = rules_fired(line);
-        assert!(
-            !d.iter().any(Diagnostic::is_blocking),
-            "{line}: {:?}",
-            d.iter().map(|d| (d.rule, &d.message)).collect::<Vec<_>>()
-        );
-    }
+    ];
+    blocks_and_passes(&blocks, &passes);
 }
 
 /// A credential compared with a literal by a call (`.equals("…")`, `compare_digest(token,
@@ -3415,7 +3422,7 @@ fn any_tools_user_then_password_options_are_credentials() {
 #[test]
 fn a_credential_compared_by_a_call_is_a_credential() {
     let v = expand("{A:28}", 47);
-    for line in [
+    let blocks = [
         format!("if (apiKey.equals(\"{v}\")) {{ allow(); }}"),
         format!("if (\"{v}\".equals(cfg.getClientSecret())) log.warn(\"default\");"),
         format!("    if not hmac.compare_digest(token, \"{v}\"):"),
@@ -3423,15 +3430,8 @@ fn a_credential_compared_by_a_call_is_a_credential() {
         format!("if request.headers.get('X-Api-Key') == '{v}':"),
         format!("if ($request->header('X-Webhook-Secret') !== '{v}') {{ abort(401); }}"),
         format!("if (!req.getHeader(\"X-Service-Token\").equals(\"{v}\")) {{"),
-    ] {
-        let d = rules_fired(&line);
-        assert!(
-            d.iter().any(Diagnostic::is_blocking),
-            "{line}: {:?}",
-            d.iter().map(|d| d.rule).collect::<Vec<_>>()
-        );
-    }
-    for line in [
+    ];
+    let passes = [
         "if (tokenType.equals(\"Bearer\")) { return parseBearer(header); }",
         "if (\"password\".equals(field.getName())) { field.setMasked(true); }",
         "return hmac.compare_digest(signature, expected)",
@@ -3440,14 +3440,8 @@ fn a_credential_compared_by_a_call_is_a_credential() {
         "if request.headers.get('X-Api-Key') != settings.API_KEY:",
         "if os.getenv('TOKEN_SOURCE') == 'vault': load_from_vault()",
         "if (password.equals(\"\")) return false;",
-    ] {
-        let d = rules_fired(line);
-        assert!(
-            !d.iter().any(Diagnostic::is_blocking),
-            "{line}: {:?}",
-            d.iter().map(|d| (d.rule, &d.message)).collect::<Vec<_>>()
-        );
-    }
+    ];
+    blocks_and_passes(&blocks, &passes);
 }
 
 /// A (user, password) pair by position is a credential: assigned as a pair to a name for
@@ -3456,7 +3450,7 @@ fn a_credential_compared_by_a_call_is_a_credential() {
 #[test]
 fn a_user_and_password_pair_by_position_is_a_credential() {
     let pw = expand("{A:16}", 48);
-    for line in [
+    let blocks = [
         format!("creds = (\"svc-sync\", \"{pw}\")"),
         format!("es = Elasticsearch(hosts, http_auth=('elastic', '{pw}'))"),
         format!("CREDENTIALS = ['deploy', '{pw}']"),
@@ -3465,15 +3459,8 @@ fn a_user_and_password_pair_by_position_is_a_credential() {
         format!("Connection c = DriverManager.getConnection(url, \"etl\", \"{pw}\");"),
         format!("db = pymysql.connect(\"db.acme-corp.net\", \"report\", \"{pw}\", \"sales\")"),
         format!("login: [admin, {pw}]"),
-    ] {
-        let d = rules_fired(&line);
-        assert!(
-            d.iter().any(Diagnostic::is_blocking),
-            "{line}: {:?}",
-            d.iter().map(|d| d.rule).collect::<Vec<_>>()
-        );
-    }
-    for line in [
+    ];
+    let passes = [
         "server.login(sender_email, password)",
         "creds = (os.environ[\"SVC_USER\"], os.environ[\"SVC_PASS\"])",
         "app.bind(\"0.0.0.0\", \"8080\")",
@@ -3483,12 +3470,6 @@ fn a_user_and_password_pair_by_position_is_a_credential() {
         "CREDENTIALS = ['username', 'password']",
         "credentials: [\"aws\", \"gcp\", \"azure\"]",
         "sock.connect((\"10.0.0.5\", 5432))",
-    ] {
-        let d = rules_fired(line);
-        assert!(
-            !d.iter().any(Diagnostic::is_blocking),
-            "{line}: {:?}",
-            d.iter().map(|d| (d.rule, &d.message)).collect::<Vec<_>>()
-        );
-    }
+    ];
+    blocks_and_passes(&blocks, &passes);
 }

@@ -1383,21 +1383,10 @@ fn check_credential_call(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding
         _ if text[..ms].ends_with('.') && args.len() == 1 => (0, true),
         _ => return,
     };
-    let Some(&(s, e)) = args.get(slot) else {
-        return;
-    };
-    let arg = &text[s..e];
     // The argument is one string literal, perhaps turned into characters or bytes.
-    let Some(q) = arg.chars().next().filter(|c| matches!(c, '"' | '\'')) else {
+    let Some((vs, ve)) = args.get(slot).and_then(|&a| literal_argument(text, a)) else {
         return;
     };
-    let Some(close) = arg[1..].find(q).map(|k| k + 1) else {
-        return;
-    };
-    let rest = &arg[close + 1..];
-    if !(rest.is_empty() || rest == ".toCharArray()" || rest == ".getBytes()") {
-        return;
-    }
     // The name the finding gives the argument: a signing key for a token's or an HMAC's
     // call, a password for a login's.
     let name = if func.starts_with("jwt.") || func == "createhmac" {
@@ -1405,15 +1394,7 @@ fn check_credential_call(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding
     } else {
         "password"
     };
-    judge_pair(
-        scan,
-        name,
-        s + 1,
-        s + close,
-        "credential-argument",
-        strict,
-        out,
-    );
+    judge_pair(scan, name, vs, ve, "credential-argument", strict, out);
 }
 
 /// The keyword ends a flag's name (`-ApiKey`, `--github-token`, `-NuGetApiKey`): the name
