@@ -3412,6 +3412,7 @@ fn any_tools_user_then_password_options_are_credentials() {
         "rabbitmqadmin -u guest -p guest list queues",
         "ncftp -u anonymous -p ./dist ftp.acme-corp.net",
         "rsync -u -p -t src/ backup/",
+        "Next agent: run `pytest -u integration -p no:cacheprovider` to skip the cache plugin.",
     ];
     blocks_and_passes(&blocks, &passes);
 }
@@ -3470,6 +3471,8 @@ fn a_user_and_password_pair_by_position_is_a_credential() {
         "CREDENTIALS = ['username', 'password']",
         "credentials: [\"aws\", \"gcp\", \"azure\"]",
         "sock.connect((\"10.0.0.5\", 5432))",
+        "db = connect(\"analytics\", \"ReadOnlyReplica\", \"eu-west-1\")",
+        "- Fixed `auth.login(\"demo\", \"demo\")` in the quick-start.",
     ];
     blocks_and_passes(&blocks, &passes);
 }

@@ -5531,6 +5531,17 @@ fn pair_gate(b: &Site<'_>, _start: usize, end: usize) -> bool {
     }
 }
 
+/// Letters of both cases (digits may be absent) spread as a random draw spreads them, twelve
+/// or more, with no dot, slash, colon or blank: `bkydTYxIDhwroru` is, `ReadOnlyReplica` and
+/// `OrdersService` (few letters, repeated) are not.
+fn mixed_case_random(v: &str) -> bool {
+    v.len() >= 12
+        && v.bytes().any(|c| c.is_ascii_uppercase())
+        && v.bytes().any(|c| c.is_ascii_lowercase())
+        && !v.contains(['.', '/', ':', ' ', '\t'])
+        && entropy(v) >= 3.5
+}
+
 /// One argument as a string literal: the range of its text inside the quotes (a
 /// `.toCharArray()` or `.getBytes()` after it is the same literal).
 fn literal_argument(text: &str, (s, e): (usize, usize)) -> Option<(usize, usize)> {
@@ -5562,8 +5573,7 @@ fn check_credential_pair(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding
     let lits: Vec<Option<(usize, usize)>> =
         args.iter().map(|&a| literal_argument(text, a)).collect();
     let func = caps.str(3).to_ascii_lowercase();
-    // Looks drawn at random, and is no host name or path (`db.acme-corp.net`).
-    let drawn = |v: &str| strong_value(v) || credential_shaped(v) && !v.contains(['.', '/', ':']);
+    let drawn = |v: &str| strong_value(v) || mixed_case_random(v);
     let login = assigned || !matches!(func.as_str(), "connect" | "getconnection");
     let pick = if login && args.len() == 2 {
         // The user may be a variable (`smtp.login(sender, "…")`); the password is the literal.
@@ -5571,24 +5581,26 @@ fn check_credential_pair(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding
             // YAML's flow sequence of bare words (`login: [admin, …]`): only a value drawn at
             // random.
             let (s, e) = args[1];
-            (assigned && lits[0].is_none() && drawn(&text[s..e])).then_some(((s, e), true))
+            (assigned && lits[0].is_none() && drawn(&text[s..e])).then_some(((s, e), false))
         })
     } else if login {
         None
     } else {
         lits.windows(2).find_map(|w| match (w[0], w[1]) {
-            (Some(_), Some((s, e))) if drawn(&text[s..e]) => Some(((s, e), true)),
+            (Some(_), Some((s, e))) if drawn(&text[s..e]) => Some(((s, e), false)),
             _ => None,
         })
     };
     let Some(((vs, ve), strict)) = pick else {
         return;
     };
-    // An anonymous login's password is a courtesy (`ftp.login('anonymous', 'guest@')`).
+    // An anonymous login's password is a courtesy (`ftp.login('anonymous', 'guest@')`); a
+    // password equal to the user's name is a product's default account (`login("demo",
+    // "demo")`).
+    let value = &text[vs..ve];
     let anonymous = args.iter().any(|&(s, e)| {
-        text[s..e]
-            .trim_matches(['"', '\''])
-            .eq_ignore_ascii_case("anonymous")
+        let arg = text[s..e].trim_matches(['"', '\'']);
+        arg.eq_ignore_ascii_case("anonymous") || e <= vs && arg.eq_ignore_ascii_case(value)
     });
     if anonymous
         || text[vs..ve].ends_with('@')
@@ -7325,6 +7337,9 @@ fn check_command_credentials(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Fin
             || bare.ends_with('@')
             // A quoted phrase is a prompt (`sudo -u postgres -p 'password for %u: '`).
             || bare.contains([' ', '\t'])
+            // Any tool's `-p` may take a name (`pytest -p no:cacheprovider`): only a value
+            // shaped like a password is read as one.
+            || !(credential_shaped(bare) || mixed_case_random(bare))
         {
             return;
         }
