@@ -3368,3 +3368,111 @@ fn every_encoding_of_a_blocked_sentence_is_blocked_in_every_framing() {
         misses.join("\n")
     );
 }
+
+/// Every text of `blocks` gets an error finding; none of `passes` does.
+fn blocks_and_passes(blocks: &[String], passes: &[&str]) {
+    for line in blocks {
+        let d = rules_fired(line);
+        assert!(
+            d.iter().any(Diagnostic::is_blocking),
+            "{line}: {:?}",
+            d.iter().map(|d| d.rule).collect::<Vec<_>>()
+        );
+    }
+    for line in passes {
+        let d = rules_fired(line);
+        assert!(
+            !d.iter().any(Diagnostic::is_blocking),
+            "{line}: {:?}",
+            d.iter().map(|d| (d.rule, &d.message)).collect::<Vec<_>>()
+        );
+    }
+}
+
+/// A user option then a password option is a credential on any tool's command line, not only
+/// on the tools a list names (`mongosh`, `rabbitmqadmin`, `xfreerdp /u: /p:`); `-p` as a port,
+/// a process id, a switch before a URL, sudo's prompt, a reference or a product's default
+/// account (`-u guest -p guest`) is none.
+#[test]
+fn any_tools_user_then_password_options_are_credentials() {
+    let pw = expand("{A:14}7", 46);
+    let blocks = [
+        format!("mongosh \"mongodb://db1.acme-corp.net:27017\" -u admin -p {pw}"),
+        format!("rabbitmqadmin -H mq.acme-corp.net -u orders -p {pw} list queues"),
+        format!("xfreerdp /v:10.1.2.3 /u:Administrator /p:{pw} /cert:ignore"),
+        format!("ncftpput -u uploader -p {pw} ftp.acme-corp.net /incoming build.tgz"),
+        format!("mosquitto_pub -h mqtt.acme-corp.net -u sensor -P {pw} -t plant/temp -m 21"),
+    ];
+    let passes = [
+        "docker run -u 1000 -p 8080:80 nginx:alpine",
+        "ps -u www-data -p 1234,5678 -o pid,cmd",
+        "curl -u admin -p https://proxy.acme-corp.net:3128/health",
+        "sudo -u postgres -p 'password for %u: ' psql",
+        "xfreerdp /v:jump01 /u:%USERNAME% /p:%RDP_PASSWORD% /cert:ignore",
+        "rabbitmqadmin -u guest -p guest list queues",
+        "ncftp -u anonymous -p ./dist ftp.acme-corp.net",
+        "rsync -u -p -t src/ backup/",
+        "Next agent: run `pytest -u integration -p no:cacheprovider` to skip the cache plugin.",
+    ];
+    blocks_and_passes(&blocks, &passes);
+}
+
+/// A credential compared with a literal by a call (`.equals("…")`, `compare_digest(token,
+/// "…")`, a header read by name then compared) gives the literal away as an operator's
+/// comparison does; a comparison with a reference, a mode's name or an empty string does not.
+#[test]
+fn a_credential_compared_by_a_call_is_a_credential() {
+    let v = expand("{A:28}", 47);
+    let blocks = [
+        format!("if (apiKey.equals(\"{v}\")) {{ allow(); }}"),
+        format!("if (\"{v}\".equals(cfg.getClientSecret())) log.warn(\"default\");"),
+        format!("    if not hmac.compare_digest(token, \"{v}\"):"),
+        format!("if subtle.ConstantTimeCompare([]byte(pw), []byte(\"{v}\")) != 1 {{"),
+        format!("if request.headers.get('X-Api-Key') == '{v}':"),
+        format!("if ($request->header('X-Webhook-Secret') !== '{v}') {{ abort(401); }}"),
+        format!("if (!req.getHeader(\"X-Service-Token\").equals(\"{v}\")) {{"),
+    ];
+    let passes = [
+        "if (tokenType.equals(\"Bearer\")) { return parseBearer(header); }",
+        "if (\"password\".equals(field.getName())) { field.setMasked(true); }",
+        "return hmac.compare_digest(signature, expected)",
+        "if request.headers.get('Content-Type') != 'application/json':",
+        "if (authMethod.equalsIgnoreCase(\"api_key\")) { useKey(); }",
+        "if request.headers.get('X-Api-Key') != settings.API_KEY:",
+        "if os.getenv('TOKEN_SOURCE') == 'vault': load_from_vault()",
+        "if (password.equals(\"\")) return false;",
+    ];
+    blocks_and_passes(&blocks, &passes);
+}
+
+/// A (user, password) pair by position is a credential: assigned as a pair to a name for
+/// one, or passed to a login or connection call; a reference, a port, a placeholder pair, an
+/// anonymous login or a list of names is none.
+#[test]
+fn a_user_and_password_pair_by_position_is_a_credential() {
+    let pw = expand("{A:16}", 48);
+    let blocks = [
+        format!("creds = (\"svc-sync\", \"{pw}\")"),
+        format!("es = Elasticsearch(hosts, http_auth=('elastic', '{pw}'))"),
+        format!("CREDENTIALS = ['deploy', '{pw}']"),
+        format!("ftp.login('mirror', '{pw}')"),
+        format!("server.login(sender_email, \"{pw}\")"),
+        format!("Connection c = DriverManager.getConnection(url, \"etl\", \"{pw}\");"),
+        format!("db = pymysql.connect(\"db.acme-corp.net\", \"report\", \"{pw}\", \"sales\")"),
+        format!("login: [admin, {pw}]"),
+    ];
+    let passes = [
+        "server.login(sender_email, password)",
+        "creds = (os.environ[\"SVC_USER\"], os.environ[\"SVC_PASS\"])",
+        "app.bind(\"0.0.0.0\", \"8080\")",
+        "ftp.login('anonymous', 'guest@')",
+        "db = pymysql.connect(\"localhost\", \"root\", \"\", \"test\")",
+        "basic_auth = (\"user\", \"pass\")",
+        "CREDENTIALS = ['username', 'password']",
+        "credentials: [\"aws\", \"gcp\", \"azure\"]",
+        "sock.connect((\"10.0.0.5\", 5432))",
+        "db = connect(\"analytics\", \"ReadOnlyReplica\", \"eu-west-1\")",
+        "- Fixed `auth.login(\"demo\", \"demo\")` in the quick-start.",
+    ];
+    blocks_and_passes(&blocks, &passes);
+}

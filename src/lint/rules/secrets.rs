@@ -603,6 +603,34 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         gate: None,
         near: &[],
     },
+    // SEC120: a credential compared with a literal by a call rather than an operator: the
+    // literal is the credential the code expects (`apiKey.equals("…")`, `"…".equals(token)`,
+    // `hmac.compare_digest(token, "…")`, `subtle.ConstantTimeCompare([]byte(pw), []byte("…"))`,
+    // `request.headers.get('X-Api-Key') == '…'`).
+    Pattern {
+        rule: &SEC120,
+        keywords: &[
+            "equals(",
+            "equalsignorecase(",
+            "compare(",
+            "compare_digest(",
+            "') ==",
+            "')==",
+            "\") ==",
+            "\")==",
+            "') !=",
+            "')!=",
+            "\") !=",
+            "\")!=",
+        ],
+        regex: COMPARED_BY_CALL,
+        before: 60,
+        after: 240,
+        check: check_compared_by_call,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
     Pattern {
         rule: &SEC120,
         keywords: &["identified", "password '", "password\t'"],
@@ -735,8 +763,13 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "httpdigestauth",
             "basicauth",
             "smbmap",
+            // Any tool's user option followed by its password option (`-u USER -p PASS`,
+            // `--username U --pass P`, Windows' `/u:USER /p:PASS`): the pair is the kind, not
+            // the tool's name.
+            " /u:",
+            " /user:",
         ],
-        regex: r#"\b(?:psexec(?:\.exe)?|docker\s+login|az\s+login|sshpass|mysql|mysqladmin|mysqldump|smbclient|smbmap|ldapsearch|rdesktop|xfreerdp|plink|pscp|sqlcmd|osql|bcp)\b[^\n]*?\s(?:-p|--password)\s*(?:=\s*)?(?P<v>"[^"\n]+"|'[^'\n]+'|[^\s"']+)|\s-Password\s+(?P<v2>"[^"\n]*"|'[^'\n]*'|[^\s"']+)|--password[= ](?P<v3>[^\s"']+|"[^"\n]+")|\bcurl\b[^\n]*?\s(?:-u|--user)[ =]?["']?(?P<u>[^\s:"']+)["']?:["']?(?P<v4>[^\s"'@]+)|(?:-H|--header)[ =]?\s*["'](?P<h>X-[A-Za-z-]*(?:Token|Key|Auth|Secret|Crumb|Password)[A-Za-z-]*|Api-?Key|PRIVATE-TOKEN|Private-Token)\s*:\s*(?P<v5>[^"'\n]+)["']|\b(?:NetworkCredential|DirectoryEntry|PSCredential|HTTPBasicAuth|HTTPDigestAuth|BasicAuth)\s*\((?:\s*"[^"\n]*"\s*,){1,2}\s*"(?P<v6>[^"\n]+)"\s*\)|\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(?P<v7>\S+)|\bnet\s+use\b[^\n]*?\s/user:\S+\s+(?P<v8>"[^"\n]+"|[^\s/"']+)|\s(?-i:-U)[ \t]*["']?[A-Za-z][^\s%"'/\\]*(?:[/\\]{1,2}[A-Za-z][^\s%"'/\\]*)?%(?P<v9>[^\s"'%]+)"#,
+        regex: r#"\b(?:psexec(?:\.exe)?|docker\s+login|az\s+login|sshpass|mysql|mysqladmin|mysqldump|smbclient|smbmap|ldapsearch|rdesktop|xfreerdp|plink|pscp|sqlcmd|osql|bcp)\b[^\n]*?\s(?:-p|--password)\s*(?:=\s*)?(?P<v>"[^"\n]+"|'[^'\n]+'|[^\s"']+)|\s-Password\s+(?P<v2>"[^"\n]*"|'[^'\n]*'|[^\s"']+)|--password[= ](?P<v3>[^\s"']+|"[^"\n]+")|\bcurl\b[^\n]*?\s(?:-u|--user)[ =]?["']?(?P<u>[^\s:"']+)["']?:["']?(?P<v4>[^\s"'@]+)|(?:-H|--header)[ =]?\s*["'](?P<h>X-[A-Za-z-]*(?:Token|Key|Auth|Secret|Crumb|Password)[A-Za-z-]*|Api-?Key|PRIVATE-TOKEN|Private-Token)\s*:\s*(?P<v5>[^"'\n]+)["']|\b(?:NetworkCredential|DirectoryEntry|PSCredential|HTTPBasicAuth|HTTPDigestAuth|BasicAuth)\s*\((?:\s*"[^"\n]*"\s*,){1,2}\s*"(?P<v6>[^"\n]+)"\s*\)|\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(?P<v7>\S+)|\bnet\s+use\b[^\n]*?\s/user:\S+\s+(?P<v8>"[^"\n]+"|[^\s/"']+)|\s(?-i:-U)[ \t]*["']?[A-Za-z][^\s%"'/\\]*(?:[/\\]{1,2}[A-Za-z][^\s%"'/\\]*)?%(?P<v9>[^\s"'%]+)|\x20(?:-u|--user(?:name)?)(?:[ \t]+|=)["']?[^\s"'/<$%{-][^\s"']*["']?[^\n|;&]*?[ \t](?:-p|--pass(?:word)?)(?:[ \t]+|=)(?P<v10>"[^"\n]+"|'[^'\n]+'|[^\s"'|;&]+)|\x20/u(?:ser)?:["']?[^\s"'/<$%{][^\s"']*["']?[^\n|;&]*?[ \t]/p(?:assword)?:(?P<v11>"[^"\n]+"|'[^'\n]+'|[^\s"'|;&]+)"#,
         before: 60,
         after: 320,
         check: check_command_credentials,
@@ -1044,6 +1077,23 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         gate: None,
         near: &[],
     },
+    // SEC120: a (user, password) pair by position: assigned as a pair to a name that names
+    // one (`creds = ("svc", "…")`, `http_auth=('elastic', '…')`, `login: [admin, …]`), or
+    // passed to a login or connection call (`ftp.login('mirror', '…')`,
+    // `getConnection(url, "etl", "…")`, `pymysql.connect(host, "report", "…", db)`).
+    Pattern {
+        rule: &SEC120,
+        keywords: &[
+            "auth", "cred", "login", "logon", "signin", "sign_in", "userpass", "connect",
+        ],
+        regex: CREDENTIAL_PAIR,
+        before: 40,
+        after: 300,
+        check: check_credential_pair,
+        overlap: false,
+        gate: Some(pair_gate),
+        near: &[],
+    },
     Pattern {
         rule: &SEC121,
         keywords: &[
@@ -1293,7 +1343,7 @@ fn call_arguments(text: &str, open: usize) -> Vec<(usize, usize)> {
             (_, b'(' | b'[' | b'{') if depth < 3 => depth += 1,
             (_, b'(' | b'[' | b'{') => return Vec::new(),
             (_, b')' | b']' | b'}') if depth > 0 => depth -= 1,
-            (_, b')') => {
+            (_, b')' | b']') => {
                 push(from, i, &mut args);
                 return args;
             }
@@ -1333,21 +1383,10 @@ fn check_credential_call(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding
         _ if text[..ms].ends_with('.') && args.len() == 1 => (0, true),
         _ => return,
     };
-    let Some(&(s, e)) = args.get(slot) else {
-        return;
-    };
-    let arg = &text[s..e];
     // The argument is one string literal, perhaps turned into characters or bytes.
-    let Some(q) = arg.chars().next().filter(|c| matches!(c, '"' | '\'')) else {
+    let Some((vs, ve)) = args.get(slot).and_then(|&a| literal_argument(text, a)) else {
         return;
     };
-    let Some(close) = arg[1..].find(q).map(|k| k + 1) else {
-        return;
-    };
-    let rest = &arg[close + 1..];
-    if !(rest.is_empty() || rest == ".toCharArray()" || rest == ".getBytes()") {
-        return;
-    }
     // The name the finding gives the argument: a signing key for a token's or an HMAC's
     // call, a password for a login's.
     let name = if func.starts_with("jwt.") || func == "createhmac" {
@@ -1355,15 +1394,7 @@ fn check_credential_call(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding
     } else {
         "password"
     };
-    judge_pair(
-        scan,
-        name,
-        s + 1,
-        s + close,
-        "credential-argument",
-        strict,
-        out,
-    );
+    judge_pair(scan, name, vs, ve, "credential-argument", strict, out);
 }
 
 /// The keyword ends a flag's name (`-ApiKey`, `--github-token`, `-NuGetApiKey`): the name
@@ -1403,6 +1434,17 @@ fn char_before(b: &[u8], i: usize) -> Option<char> {
 /// SEC120's assignment: a name, its closing quote, a declared string type, bold, an index's
 /// `]`, the operator and the value. Its groups are read off the match ([`assignment_groups`]).
 const ASSIGNMENT: &str = r#"(?P<name>[A-Za-z_$@][A-Za-z0-9_.$-]{0,80})(?P<q>\\?["']?)(?:[ \t]+(?:string|String|str))?(?:\*\*|__)?[ \t]*(?:\]\s*)?(?P<op>:::=|::=|:=|=>|<-|!==?|={1,3}|\?\??=|\+=|\.=|\|\|=|\|\||&&=|:)(?:\*\*|__)?[ \t]*(?P<val>\\"[^"\\\n]+\\"|"""[^"\n]+"""|@?"[^"\n]+"|'[^'\n]+'|`[^`\n]+`|[|>][-+]?[ \t]*\r?\n[ \t]+[^\s"'`,;)\]}<>]+|[^\s"'`,;)\]}<>]+)"#;
+
+/// A credential compared with a literal by a call: `NAME.equals("…")` or
+/// `getHeader("NAME").equals("…")` (group 1 or 2, value 3), `"…".equals(NAME)` (4, 5),
+/// `compare(NAME, "…")` and its constant-time kin (6, 7), a header or field read by name
+/// then compared with an operator (8, 9).
+const COMPARED_BY_CALL: &str = r#"(?:(?P<n1>[A-Za-z_$][A-Za-z0-9_$]*)(?:\(\))?|[A-Za-z_$][A-Za-z0-9_$]*\([ \t]*["'](?P<n1h>[A-Za-z][A-Za-z0-9_-]{1,60})["'][ \t]*\))\.(?:equals|equalsIgnoreCase)\([ \t]*"(?P<v1>[^"\n]{4,200})"[ \t]*\)|"(?P<v2>[^"\n]{4,200})"\.(?:equals|equalsIgnoreCase)\([ \t]*(?:[A-Za-z_$][A-Za-z0-9_$]*\.)*(?P<n2>[A-Za-z_$][A-Za-z0-9_$]*)(?:\(\))?[ \t]*\)|\b(?:compare|compare_digest|ConstantTimeCompare|secure_compare)\([ \t]*(?:\[\]byte\()?(?:[A-Za-z_$][A-Za-z0-9_$]*\.)*(?P<n3>[A-Za-z_$][A-Za-z0-9_$]*)\)?[ \t]*,[ \t]*(?:\[\]byte\()?["'](?P<v3>[^"'\n]{4,200})["']|(?:\.|->)(?:get|getHeader|header|getenv)\([ \t]*["'](?P<n4>[A-Za-z][A-Za-z0-9_-]{1,60})["'][ \t]*\)[ ]?(?:!==?|===?)[ \t]*["'](?P<v4>[^"'\n]{4,200})["']"#;
+
+/// [`check_credential_pair`]'s calls and assignments: a name ending in a word for a pair of
+/// credentials assigned a bracketed pair (group 1, the bracket 2), or a login or connection
+/// call (group 3).
+const CREDENTIAL_PAIR: &str = r#"\b(?P<n>[A-Za-z0-9_]*(?:auth|creds|cred|credentials|credential|login|logon|userpass))["']?[ \t]*(?:=>|=|:)[ \t]*(?P<o>[(\[])|\b(?P<f>login|logon|signin|sign_in|authenticate|getConnection|connect)[ \t]*\("#;
 
 /// SQL's `IDENTIFIED BY '…'` and `PASSWORD '…'`; the value is read off the match
 /// ([`quoted_groups`]).
@@ -5438,6 +5480,137 @@ fn check_sql_password(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) 
     judge_pair(scan, "password", vs, ve, "sql-password", false, out);
 }
 
+/// [`COMPARED_BY_CALL`]: the literal a credential is compared with, judged as an
+/// assignment's value would be (a getter's `get` is read past: `getApiKey()`).
+fn check_compared_by_call(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let Some((name, (vs, ve))) =
+        [(1, 3), (2, 3), (5, 4), (6, 7), (8, 9)]
+            .iter()
+            .find_map(|&(n, v)| {
+                caps.range(n)?;
+                Some((caps.str(n), caps.range(v)?))
+            })
+    else {
+        return;
+    };
+    let name = name
+        .strip_prefix("get")
+        .filter(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase() || c == '_'))
+        .unwrap_or(name);
+    judge_pair(scan, name, vs, ve, "credential-comparison", false, out);
+}
+
+/// [`CREDENTIAL_PAIR`]'s gate: after the keyword, the rest of a name, then `(` (a call) or
+/// `=`/`:`/`=>` and `(` or `[` (a pair assigned). Reads at most 60 bytes.
+fn pair_gate(b: &Site<'_>, _start: usize, end: usize) -> bool {
+    let tail = &b[end..b.len().min(end + 60)];
+    let mut i = tail
+        .iter()
+        .position(|&c| !(c.is_ascii_alphanumeric() || c == b'_'))
+        .unwrap_or(tail.len());
+    if matches!(tail.get(i), Some(b'"' | b'\'')) {
+        i += 1;
+    }
+    let blanks = |mut i: usize| {
+        while matches!(tail.get(i), Some(b' ' | b'\t')) {
+            i += 1;
+        }
+        i
+    };
+    i = blanks(i);
+    match tail.get(i) {
+        Some(b'(') => true,
+        Some(b'=' | b':') => {
+            i += 1;
+            if tail.get(i) == Some(&b'>') {
+                i += 1;
+            }
+            matches!(tail.get(blanks(i)), Some(b'(' | b'['))
+        }
+        _ => false,
+    }
+}
+
+/// Letters of both cases (digits may be absent) spread as a random draw spreads them, twelve
+/// or more, with no dot, slash, colon or blank: `bkydTYxIDhwroru` is, `ReadOnlyReplica` and
+/// `OrdersService` (few letters, repeated) are not.
+fn mixed_case_random(v: &str) -> bool {
+    v.len() >= 12
+        && v.bytes().any(|c| c.is_ascii_uppercase())
+        && v.bytes().any(|c| c.is_ascii_lowercase())
+        && !v.contains(['.', '/', ':', ' ', '\t'])
+        && entropy(v) >= 3.5
+}
+
+/// One argument as a string literal: the range of its text inside the quotes (a
+/// `.toCharArray()` or `.getBytes()` after it is the same literal).
+fn literal_argument(text: &str, (s, e): (usize, usize)) -> Option<(usize, usize)> {
+    let arg = &text[s..e];
+    let q = arg.chars().next().filter(|c| matches!(c, '"' | '\''))?;
+    let close = arg[1..].find(q)? + 1;
+    let rest = &arg[close + 1..];
+    (rest.is_empty() || rest == ".toCharArray()" || rest == ".getBytes()")
+        .then_some((s + 1, s + close))
+}
+
+/// A (user, password) pair by position ([`CREDENTIAL_PAIR`]): the password is the literal
+/// after the user's. A pair assigned or a login's two arguments is judged as a password
+/// (`("user", "pass")` is a placeholder's warning); a connection call's longer list only
+/// when the literal after a literal looks drawn at random (the others are hosts and
+/// database names). A port (`bind("0.0.0.0", "8080")`) holds no letter; an anonymous login
+/// gives none.
+fn check_credential_pair(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (_, open) = caps.whole();
+    let args = call_arguments(text, open);
+    let assigned = caps.range(1).is_some();
+    if assigned {
+        // `auth=(…)` is [`check_credential_call`]'s.
+        if caps.str(1).eq_ignore_ascii_case("auth") && caps.str(2) == "(" || args.len() != 2 {
+            return;
+        }
+    }
+    let lits: Vec<Option<(usize, usize)>> =
+        args.iter().map(|&a| literal_argument(text, a)).collect();
+    let func = caps.str(3).to_ascii_lowercase();
+    let drawn = |v: &str| strong_value(v) || mixed_case_random(v);
+    let login = assigned || !matches!(func.as_str(), "connect" | "getconnection");
+    let pick = if login && args.len() == 2 {
+        // The user may be a variable (`smtp.login(sender, "…")`); the password is the literal.
+        lits[1].map(|v| (v, false)).or_else(|| {
+            // YAML's flow sequence of bare words (`login: [admin, …]`): only a value drawn at
+            // random.
+            let (s, e) = args[1];
+            (assigned && lits[0].is_none() && drawn(&text[s..e])).then_some(((s, e), false))
+        })
+    } else if login {
+        None
+    } else {
+        lits.windows(2).find_map(|w| match (w[0], w[1]) {
+            (Some(_), Some((s, e))) if drawn(&text[s..e]) => Some(((s, e), false)),
+            _ => None,
+        })
+    };
+    let Some(((vs, ve), strict)) = pick else {
+        return;
+    };
+    // An anonymous login's password is a courtesy (`ftp.login('anonymous', 'guest@')`); a
+    // password equal to the user's name is a product's default account (`login("demo",
+    // "demo")`).
+    let value = &text[vs..ve];
+    let anonymous = args.iter().any(|&(s, e)| {
+        let arg = text[s..e].trim_matches(['"', '\'']);
+        arg.eq_ignore_ascii_case("anonymous") || e <= vs && arg.eq_ignore_ascii_case(value)
+    });
+    if anonymous
+        || text[vs..ve].ends_with('@')
+        || !text[vs..ve].bytes().any(|c| c.is_ascii_alphabetic())
+    {
+        return;
+    }
+    judge_pair(scan, "password", vs, ve, "credential-pair", strict, out);
+}
+
 /// `--api-key …`, `-token=…`, `--client-secret "…"`: a credential passed as a flag.
 fn check_flag(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let flag = caps.str(1);
@@ -7149,9 +7322,40 @@ fn graded(mut f: Finding, v: &str) -> Option<Finding> {
 }
 
 fn check_command_credentials(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
-    let Some((s, e, v)) = caps.first(&[1, 2, 3, 5, 7, 8, 9, 10, 11]) else {
+    let Some((s, e, v)) = caps.first(&[1, 2, 3, 5, 7, 8, 9, 10, 11, 12, 13]) else {
         return;
     };
+    // A user option then a password option on any tool's command line: `-p` is also a port
+    // (`docker run -u 1000 -p 8080:80`, `lftp -u u -p 2121`), a process id (`ps -u x -p 42`)
+    // a switch before a URL (`curl -u admin -p https://…`) or sudo's prompt; a password holds
+    // a letter and is neither a URL, a path nor a phrase.
+    if caps.range(12).or_else(|| caps.range(13)).is_some() {
+        let bare = v.trim_matches(['"', '\'']);
+        if !bare.bytes().any(|c| c.is_ascii_alphabetic())
+            || bare.contains("://")
+            || bare.starts_with(['/', '.', '~', '\\'])
+            || bare.ends_with('@')
+            // A quoted phrase is a prompt (`sudo -u postgres -p 'password for %u: '`).
+            || bare.contains([' ', '\t'])
+            // Any tool's `-p` may take a name (`pytest -p no:cacheprovider`): only a value
+            // shaped like a password is read as one.
+            || !(credential_shaped(bare) || mixed_case_random(bare))
+        {
+            return;
+        }
+        // The password equal to the user name is a product's default account
+        // (`-u guest -p guest`, `/u:admin /p:admin`), not an issued secret.
+        let (ms, _) = caps.whole();
+        let user = scan.text()[ms..s]
+            .trim_start()
+            .split_once([' ', '\t', '=', ':'])
+            .map(|(_, rest)| rest.trim_start())
+            .and_then(|rest| rest.split_whitespace().next())
+            .map(|u| u.trim_matches(['"', '\'']));
+        if user.is_some_and(|u| u.eq_ignore_ascii_case(bare)) {
+            return;
+        }
+    }
     command_credential(scan, caps.whole().0, (s, e), v, out);
 }
 
