@@ -1048,11 +1048,13 @@ fn decode_escapes(s: &str) -> Option<String> {
 /// The text an encoded run carries: decoded whole when that is text ([`printable`]), else
 /// at each other alignment of its code's groups (`width` characters: 2 for hex, 4 for
 /// base64, 8 for base32), with the bytes that are no text left out when they are at most a
-/// quarter of what it decodes to. A character or two glued before the payload (`Q`, `x-`,
-/// a label's last letters, an odd hex digit) shifts every group, and a group decoding to
-/// bytes no text holds (`////`) made the whole run no text: each passed an encoded order
-/// unread, where a reader that decodes it drops the noise (review atk46 #1). A digest or a
-/// key decodes to random bytes at every alignment, most of them no text.
+/// quarter of what it decodes to, else its longest stretch of text when that is
+/// [`STRETCH_FROM`] characters or more. A character or two glued before the payload (`Q`,
+/// `x-`, a label's last letters, an odd hex digit) shifts every group, and a group decoding
+/// to bytes no text holds (`////`, or a long run of them glued on) made the whole run no
+/// text: each passed an encoded order unread, where a reader that decodes it drops the noise
+/// (review atk46 #1). A digest or a key decodes to random bytes at every alignment, most of
+/// them no text, in stretches far shorter.
 fn text_at_any_alignment(
     run: &str,
     width: usize,
@@ -1065,20 +1067,37 @@ fn text_at_any_alignment(
     (0..width.min(run.len())).find_map(|k| {
         let part = &run[k..];
         let bytes = decode(&part[..even(part)])?;
+        let text = |c: &char| !c.is_control() || matches!(c, '\n' | '\t' | '\r');
         let mut kept = String::with_capacity(bytes.len());
+        let (mut longest, mut stretch) = ("", (0, 0));
         for chunk in bytes.utf8_chunks() {
-            kept.extend(
-                chunk
-                    .valid()
-                    .chars()
-                    .filter(|c| !c.is_control() || matches!(c, '\n' | '\t' | '\r')),
-            );
+            let valid = chunk.valid();
+            for (at, c) in valid.char_indices() {
+                if text(&c) {
+                    kept.push(c);
+                    stretch.1 = at + c.len_utf8();
+                } else {
+                    stretch = (at + c.len_utf8(), at + c.len_utf8());
+                }
+                if stretch.1 - stretch.0 > longest.len() {
+                    longest = &valid[stretch.0..stretch.1];
+                }
+            }
+            stretch = (0, 0);
         }
-        (kept.len() * 4 >= bytes.len() * 3)
-            .then(|| printable(kept.as_bytes()))
+        if kept.len() * 4 >= bytes.len() * 3 {
+            return printable(kept.as_bytes());
+        }
+        (longest.chars().count() >= STRETCH_FROM)
+            .then(|| printable(longest.as_bytes()))
             .flatten()
     })
 }
+
+/// The fewest characters a stretch of text between bytes that are none must hold for
+/// [`text_at_any_alignment`] to judge it alone: random bytes give such a stretch about once
+/// in 10^10 runs.
+const STRETCH_FROM: usize = 24;
 
 fn decode_hex(s: &str) -> Option<Vec<u8>> {
     (0..s.len())
@@ -3574,7 +3593,9 @@ mod tests {
     /// it: a digest's or a data URI's label (`sha256:`, `sha512-`, `base64,`, each skipped
     /// whole), one to three characters that shift every base64 group (`Q`, `x-`, `+`), an
     /// odd hex digit, a base32 character, or a group decoding to bytes no text holds
-    /// (`////`). Each passed unread. Random bytes behind the same glue stay silent.
+    /// (`////`), a long run of such groups; and an ARN's or a bucket's path, whose warning
+    /// (SEC150) kept the decoders off it (#2). Each passed unread. Random bytes behind the
+    /// same glue stay silent.
     #[test]
     fn an_encoded_run_is_decoded_whatever_is_glued_before_it() {
         use crate::lint::Severity;
@@ -3611,8 +3632,20 @@ mod tests {
         for order in orders {
             let b = order.as_bytes();
             let mut texts = Vec::new();
+            let long = "Ab9+".repeat(40);
             for glue in [
-                "sha256:", "sha512-", "base64,", "Q", "Zk", "x-", "+", "////", "abc_",
+                "sha256:",
+                "sha512-",
+                "base64,",
+                "Q",
+                "Zk",
+                "x-",
+                "+",
+                "////",
+                "abc_",
+                &long,
+                "arn:aws:s3:::release-bucket/",
+                "gs://release-bucket/",
             ] {
                 texts.push(format!("{glue}{}", base64_encode(b)));
             }
