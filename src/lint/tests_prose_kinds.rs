@@ -3493,7 +3493,7 @@ fn recovery_phrases_joined_by_bullets_arrows_and_encoded_commas_block() {
             format!("order: {}", w.join(" -> ")),
             format!("order: {}", w.join(" \u{2192} ")),
             format!("words {}", w.join(" \u{2014} ")),
-            format!("https://wallet.example/restore?words={}", w.join("%2C")),
+            format!("https://example.com/notes?q={}", w.join("%2C")),
             format!(
                 "Keep this:\n{}",
                 w.iter()
@@ -3516,6 +3516,15 @@ fn recovery_phrases_joined_by_bullets_arrows_and_encoded_commas_block() {
     let hits: Vec<&str> = hits.iter().map(String::as_str).collect();
     let misses: Vec<&str> = misses.iter().map(String::as_str).collect();
     errors_on_hits_only("SEC001", &hits, &misses);
+    // A URL's escapes are undone (review atk46 #4): in a wallet's restore link, the words
+    // joined by `%2C` are judged as the same words joined by commas, which the link's
+    // label makes a phrase whatever their checksum.
+    for p in [phrase, bad] {
+        let w: Vec<&str> = p.split(' ').collect();
+        let link = |sep: &str| format!("https://wallet.example/restore?words={}", w.join(sep));
+        let blocks = |t: &str| rules_fired(t).iter().any(|d| d.severity == Severity::Error);
+        assert!(blocks(&link(",")) && blocks(&link("%2C")), "{p}");
+    }
 }
 
 /// A recovery phrase written without blanks, its words joined by a bullet, a middle dot, an
