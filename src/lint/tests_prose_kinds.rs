@@ -3343,7 +3343,7 @@ fn recovery_phrases_in_any_case_and_joined_by_one_mark_block() {
         let w: Vec<&str> = p.split(' ').collect();
         vec![
             format!("restore with {}", w.join("-")),
-            format!("https://wallet.example/restore?m={}", w.join("%20")),
+            format!("https://example.com/notes?m={}", w.join("%20")),
             format!("m={}&net=main", w.join("+")),
             format!("backup {} done", w.join("_")),
             format!("Words: {}.", w.join(".")),
@@ -3379,6 +3379,18 @@ fn recovery_phrases_in_any_case_and_joined_by_one_mark_block() {
     let hits: Vec<&str> = hits.iter().map(String::as_str).collect();
     let misses: Vec<&str> = misses.iter().map(String::as_str).collect();
     errors_on_hits_only("SEC001", &hits, &misses);
+    // A URL's escapes are undone (review atk46 #4): in a wallet's restore link, the words
+    // joined by `%20` are judged as the words themselves, which the link's label makes a
+    // phrase whatever their checksum.
+    for p in [phrase, bad] {
+        let link = format!("https://wallet.example/restore?m={}", p.replace(' ', "%20"));
+        assert!(
+            rules_fired(&link)
+                .iter()
+                .any(|d| d.severity == Severity::Error),
+            "{link}"
+        );
+    }
 }
 
 /// A grant of a protected act to the reader in the shapes PI008 did not read (review atk37
