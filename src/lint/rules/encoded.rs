@@ -883,8 +883,9 @@ fn byte_escapes(line: &str, at: usize, octal: bool) -> (String, usize) {
 }
 
 /// The run of percent escapes at `at` (`%NN`, [`escape_len`] 3) as the UTF-8 text its bytes
-/// are (Latin-1 where they are none), and where it ends.
-fn percent_escapes(line: &str, at: usize) -> (String, usize) {
+/// are, and where it ends; `None` for text when they are no UTF-8, as a URL's always are: a
+/// shell's `%DB_PASSWORD%` is a variable, not the byte 0xDB.
+fn percent_escapes(line: &str, at: usize) -> (Option<String>, usize) {
     let b = line.as_bytes();
     let mut bytes = Vec::new();
     let mut j = at;
@@ -892,7 +893,7 @@ fn percent_escapes(line: &str, at: usize) -> (String, usize) {
         bytes.push(u8::from_str_radix(&line[j + 1..j + 3], 16).unwrap_or(0));
         j += 3;
     }
-    (bytes_as_text(&bytes), j)
+    (String::from_utf8(bytes).ok(), j)
 }
 
 /// Escaped bytes as the UTF-8 text they are, each byte by its Latin-1 character where they
@@ -919,10 +920,7 @@ fn undo_escapes(line: &str) -> Option<String> {
     while let Some(at) = next_escape(b, i) {
         let len = escape_len(b, at).unwrap_or(2);
         let (text, end): (Option<String>, usize) = match (b[at + 1], len) {
-            (_, 3) => {
-                let (text, end) = percent_escapes(line, at);
-                (Some(text), end)
-            }
+            (_, 3) => percent_escapes(line, at),
             (b'/', _) => (Some("/".into()), at + 2),
             // A run of octal bytes, as UTF-8 where it is.
             (b'0'..=b'3', _) => {
@@ -3752,6 +3750,7 @@ mod tests {
         for t in [
             "See https://example.com/search?q=release%20notes%202026&lang=en%2Dus for the list.",
             "The bar reached 50%ab the last run; 100%25 of builds pass.",
+            "set PASSWORD=%DB_PASSWORD% && set TOKEN=%AD_TOKEN%",
         ] {
             assert!(!blocked(t), "{t}");
         }
