@@ -518,6 +518,29 @@ fn run_local(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
         }
         return Ok(report);
     }
+    // A rollback restores HEAD's handoff files over the index and the working tree: in the
+    // middle of a merge (or rebase, cherry-pick, revert) that drops what the operation
+    // brought in, merged or conflicted, and the `git commit` that concludes it then records
+    // the other side as merged without its handoff changes (review atk46 #3). Refused
+    // before anything is written, naming how to finish first.
+    if let Some(op) = repo.operation_in_progress() {
+        return Err(Error::invalid(
+            dir.rel.clone(),
+            None,
+            format!(
+                "a `git {op}` is in progress: rolling the session back now would restore \
+                 HEAD's handoff files over what the {op} brought in, and concluding it would \
+                 record them as merged without those changes; nothing was recovered. Finish \
+                 the {op} first (resolve the conflicts, `git add` them and `git {finish}`), or \
+                 abort it (`git {op} --abort`), then run `git aahp recover` again",
+                finish = if op == "merge" {
+                    "commit".to_string()
+                } else {
+                    format!("{op} --continue")
+                }
+            ),
+        ));
+    }
     clear_index_lock(repo, args.dry_run, &mut report)?;
     report.action = Action::RollBack;
     roll_back(ctx, repo, &dir, journal, &who, head, report)

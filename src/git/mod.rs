@@ -2621,6 +2621,22 @@ impl Repo {
         }
     }
 
+    /// The git operation that stopped half way and waits for the user (a merge, rebase,
+    /// cherry-pick, revert or `git am` with conflicts or stopped to edit), by the command
+    /// that finishes or aborts it (`merge`, `rebase`, `cherry-pick`, `revert`, `am`); `None`
+    /// when none is in progress (a bisection changes no index and is none).
+    pub fn operation_in_progress(&self) -> Option<&'static str> {
+        use gix::state::InProgress as P;
+        Some(match self.repo.state()? {
+            P::Merge => "merge",
+            P::Rebase | P::RebaseInteractive => "rebase",
+            P::CherryPick | P::CherryPickSequence => "cherry-pick",
+            P::Revert | P::RevertSequence => "revert",
+            P::ApplyMailbox | P::ApplyMailboxRebase => "am",
+            P::Bisect => return None,
+        })
+    }
+
     /// The commits a merge being concluded brings in: every id `MERGE_HEAD` lists (several
     /// for an octopus merge), empty when no merge is in progress. The commit `git commit`
     /// makes then has HEAD and these as its parents. Under `git merge`'s pre-merge-commit

@@ -1374,11 +1374,14 @@ fn undo_tokens(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
     rules::encoded::obfuscated_tokens(scan, &secrets, findings);
 }
 
-/// The spans of the secrets among `findings` (the scan's offsets).
+/// The spans of the secrets among `findings` that block (the scan's offsets): the decoders
+/// leave those alone, the text being reported already. A warning's span is read (an
+/// infrastructure identifier, SEC150: an order in base64 as an ARN's or a bucket's path
+/// passed with that warning, review atk46 #2).
 fn secret_spans_of(findings: &[Finding]) -> Vec<(usize, usize)> {
     findings
         .iter()
-        .filter(|f| f.secret)
+        .filter(|f| f.secret && f.severity == Severity::Error)
         .map(|f| (f.start, f.end))
         .collect()
 }
@@ -1731,9 +1734,10 @@ fn lint_text_as(
         .unwrap_or_else(|| Keyless::find(&scan))
         .place(&mut findings);
     // Encoded runs are decoded in both modes: a base64 credential is a credential (review 22).
+    // Outside the secrets that block only ([`secret_spans_of`]: a warning's span is read).
     let secrets: Vec<(usize, usize)> = findings
         .iter()
-        .filter(|f| f.secret || f.rule.family == Family::Sec)
+        .filter(|f| (f.secret || f.rule.family == Family::Sec) && f.severity == Severity::Error)
         .map(|f| (f.start, f.end))
         .collect();
     rules::encoded::scan(&scan, &secrets, &mut findings);

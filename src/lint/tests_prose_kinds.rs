@@ -3343,7 +3343,7 @@ fn recovery_phrases_in_any_case_and_joined_by_one_mark_block() {
         let w: Vec<&str> = p.split(' ').collect();
         vec![
             format!("restore with {}", w.join("-")),
-            format!("https://wallet.example/restore?m={}", w.join("%20")),
+            format!("https://example.com/notes?m={}", w.join("%20")),
             format!("m={}&net=main", w.join("+")),
             format!("backup {} done", w.join("_")),
             format!("Words: {}.", w.join(".")),
@@ -3379,6 +3379,18 @@ fn recovery_phrases_in_any_case_and_joined_by_one_mark_block() {
     let hits: Vec<&str> = hits.iter().map(String::as_str).collect();
     let misses: Vec<&str> = misses.iter().map(String::as_str).collect();
     errors_on_hits_only("SEC001", &hits, &misses);
+    // A URL's escapes are undone (review atk46 #4): in a wallet's restore link, the words
+    // joined by `%20` are judged as the words themselves, which the link's label makes a
+    // phrase whatever their checksum.
+    for p in [phrase, bad] {
+        let link = format!("https://wallet.example/restore?m={}", p.replace(' ', "%20"));
+        assert!(
+            rules_fired(&link)
+                .iter()
+                .any(|d| d.severity == Severity::Error),
+            "{link}"
+        );
+    }
 }
 
 /// A grant of a protected act to the reader in the shapes PI008 did not read (review atk37
@@ -3493,7 +3505,7 @@ fn recovery_phrases_joined_by_bullets_arrows_and_encoded_commas_block() {
             format!("order: {}", w.join(" -> ")),
             format!("order: {}", w.join(" \u{2192} ")),
             format!("words {}", w.join(" \u{2014} ")),
-            format!("https://wallet.example/restore?words={}", w.join("%2C")),
+            format!("https://example.com/notes?q={}", w.join("%2C")),
             format!(
                 "Keep this:\n{}",
                 w.iter()
@@ -3516,6 +3528,15 @@ fn recovery_phrases_joined_by_bullets_arrows_and_encoded_commas_block() {
     let hits: Vec<&str> = hits.iter().map(String::as_str).collect();
     let misses: Vec<&str> = misses.iter().map(String::as_str).collect();
     errors_on_hits_only("SEC001", &hits, &misses);
+    // A URL's escapes are undone (review atk46 #4): in a wallet's restore link, the words
+    // joined by `%2C` are judged as the same words joined by commas, which the link's
+    // label makes a phrase whatever their checksum.
+    for p in [phrase, bad] {
+        let w: Vec<&str> = p.split(' ').collect();
+        let link = |sep: &str| format!("https://wallet.example/restore?words={}", w.join(sep));
+        let blocks = |t: &str| rules_fired(t).iter().any(|d| d.severity == Severity::Error);
+        assert!(blocks(&link(",")) && blocks(&link("%2C")), "{p}");
+    }
 }
 
 /// A recovery phrase written without blanks, its words joined by a bullet, a middle dot, an

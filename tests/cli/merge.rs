@@ -288,6 +288,49 @@ fn a_file_a_merge_left_conflicted_is_refused_and_never_checksummed() {
     repo.aahp(&["context"]).assert_code(0);
 }
 
+/// Review atk46 #3: `recover --force` in the middle of a conflicted merge rolled the
+/// session back by restoring HEAD's handoff files over the index and the work tree: the
+/// file only the merged branch added left both, the conflict was gone, and the `git commit`
+/// concluding the merge recorded `feature` as merged without its handoff changes. It is
+/// refused (exit 2) naming how to finish or abort the merge, nothing changed; once the
+/// merge is aborted, the session is rolled back as before.
+#[test]
+fn recover_refuses_to_roll_back_a_session_in_the_middle_of_a_merge() {
+    let repo = summary_rewritten_on_both();
+    repo.git(&["switch", "-q", "feature"]);
+    repo.write(
+        &file("DESIGN.md"),
+        "# Design\n\nThe parser reads by entry.\n",
+    );
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "design"]);
+    repo.git(&["switch", "-q", "main"]);
+    repo.aahp(&["begin", "--agent", "alice"]).assert_code(0);
+    let out = git_with_driver(&repo, &["merge", "--no-edit", "feature"]);
+    assert_ne!(out.code, 0, "{out}");
+    let staged = || repo.git(&["ls-files", "--stage", DIR]);
+    let (before, status) = (staged(), repo.read(&file("STATUS.md")));
+    assert!(before.contains("DESIGN.md") && status.contains(SUMMARY_CONFLICT));
+
+    let rec = repo.aahp(&["recover", "--force"]);
+    rec.assert_code(2);
+    assert!(
+        rec.stderr.contains("`git merge` is in progress")
+            && rec.stderr.contains("git merge --abort")
+            && rec.stderr.contains("nothing was recovered"),
+        "{rec}"
+    );
+    assert_eq!(staged(), before, "the index changed");
+    assert_eq!(repo.read(&file("STATUS.md")), status);
+    assert!(repo.exists(&file("DESIGN.md")) && repo.exists(&file("HANDOFF.lock")));
+
+    repo.git(&["merge", "--abort"]);
+    let rec = repo.aahp(&["recover", "--force"]);
+    rec.assert_code(0);
+    assert!(!repo.exists(&file("HANDOFF.lock")), "{rec}");
+}
+
 /// Session 30 #2: conflict markers in an agent instruction file (here with git's diff3
 /// part) are refused like those of a handoff file; a Markdown heading underlined with `=`
 /// is not a conflict.
