@@ -524,12 +524,12 @@ fn state(root: &Path) -> BTreeMap<String, String> {
     ] {
         if let Ok(entries) = std::fs::read_dir(root.join(sub)) {
             for e in entries.flatten() {
-                // The checksum and token count caches (keyed by blob id, safe to delete,
-                // issue #14) and the list of importing files (keyed by tree id, review s25
-                // #9) are not state: an entry for a blob or a tree is true whatever the
+                // The checksum, token count and lint cut caches (keyed by blob id, safe to
+                // delete, issue #14) and the list of importing files (keyed by tree id, review
+                // s25 #9) are not state: an entry for a blob or a tree is true whatever the
                 // verdict on the commit.
                 if sub == ".git/aahp"
-                    && ["checksums", "token-counts", "importers"]
+                    && ["checksums", "token-counts", "lint-cuts", "importers"]
                         .contains(&e.file_name().to_str().unwrap_or_default())
                 {
                     continue;
