@@ -113,17 +113,24 @@ impl BlobCache {
     /// The [`PassState`] recorded after blob `id`'s first bytes, when its line is whole.
     pub fn pass_state(&self, id: ObjectId) -> Option<PassState> {
         debug_assert_eq!(self.kind, Kind::PassStates);
-        let (state, check) = self.get(id)?.rsplit_once(' ')?;
-        (check == state_check(&id.to_string(), state))
-            .then(|| PassState::decode(state))
-            .flatten()
+        PassState::decode(self.checked(id)?)
     }
 
     /// Records the [`PassState`] after blob `id`'s first bytes.
     pub fn insert_pass_state(&mut self, id: ObjectId, state: &PassState) {
         debug_assert_eq!(self.kind, Kind::PassStates);
-        let text = state.encode();
-        let check = state_check(&id.to_string(), &text);
+        self.insert_checked(id, &state.encode());
+    }
+
+    /// The text recorded for blob `id` with a check ([`state_check`]), when the check holds.
+    fn checked(&self, id: ObjectId) -> Option<&str> {
+        let (text, check) = self.get(id)?.rsplit_once(' ')?;
+        (check == state_check(&id.to_string(), text)).then_some(text)
+    }
+
+    /// Records `text` for blob `id` with its check ([`state_check`]).
+    fn insert_checked(&mut self, id: ObjectId, text: &str) {
+        let check = state_check(&id.to_string(), text);
         self.insert(id, &format!("{text} {check}"));
     }
 
@@ -146,18 +153,13 @@ impl BlobCache {
     /// The [`LintCut`] recorded for blob `id`, when its line is whole.
     pub fn lint_cut(&self, id: ObjectId) -> Option<LintCut> {
         debug_assert_eq!(self.kind, Kind::LintCuts);
-        let (cut, check) = self.get(id)?.rsplit_once(' ')?;
-        (check == state_check(&id.to_string(), cut))
-            .then(|| LintCut::decode(cut))
-            .flatten()
+        LintCut::decode(self.checked(id)?)
     }
 
     /// Records the [`LintCut`] of blob `id`.
     pub fn insert_lint_cut(&mut self, id: ObjectId, cut: &LintCut) {
         debug_assert_eq!(self.kind, Kind::LintCuts);
-        let text = cut.encode();
-        let check = state_check(&id.to_string(), &text);
-        self.insert(id, &format!("{text} {check}"));
+        self.insert_checked(id, &cut.encode());
     }
 
     /// A token count cache that is never saved.
