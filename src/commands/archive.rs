@@ -19,7 +19,7 @@ use crate::handoff::manifest::Manifest;
 use crate::handoff::{HandoffDir, MANIFEST, MAX_FILE_BYTES, Snapshot, StagedFile, stream};
 use crate::output::{Report, Style, escape_untrusted};
 use crate::transaction::rotation::{self, After, Before, Change, SpliceAt};
-use crate::transaction::steps::write_file;
+use crate::transaction::steps::{self, write_file};
 use crate::transaction::writer::HandoffWrite;
 
 /// The fail points of an archive run, in order. A crash at any of them is repaired by
@@ -537,7 +537,7 @@ pub(crate) fn run_in(ctx: &Context, dir: &HandoffDir, args: &ArchiveArgs) -> Res
     // only `--reindex` and the rare rotation a stream cannot do (see
     // `log_stream::StreamedRotation::Whole`) read them whole.
     let head_ids = if !args.verify && !args.reindex && pending.is_none() {
-        trusted_pair(repo, dir)?
+        steps::trusted_pair(repo, dir)?
     } else {
         None
     };
@@ -598,7 +598,7 @@ pub(crate) fn run_in(ctx: &Context, dir: &HandoffDir, args: &ArchiveArgs) -> Res
         snap.streamed.get(ARCHIVE_FILE),
         snap.streamed.get(INDEX_FILE),
     ) {
-        (Some(a), Some(i)) if trust => trusted_ends(dir, a, i)?,
+        (Some(a), Some(i)) if trust => steps::trusted_ends(dir, a, i)?,
         _ => None,
     };
     let mut trusted = match &ends {
@@ -985,20 +985,6 @@ fn same_bytes(path: &std::path::Path, meant: &[u8]) -> bool {
     stream::ends_with_at(path, 0, meant)
 }
 
-/// The ends of LOG-ARCHIVE.md and its index, read from disk without the rest of them: the
-/// archive's last bytes and the index scanned in pieces for the end of its `entries` list.
-/// `None` when they do not serve (not UTF-8 where read, no `entries` list, a long end after
-/// it): the rotation then checks them as streams.
-fn trusted_ends(
-    dir: &HandoffDir,
-    archive: &stream::Streamed,
-    index: &stream::Streamed,
-) -> Result<Option<log::TrustedEnds>> {
-    let index_from = index.resume.as_ref().and_then(stream::PassState::raw_scan);
-    log_stream::ends_of(archive, index, archive.keep, index_from)
-        .map_err(|e| e.into_error(|f| dir.path_of(f)))
-}
-
 /// LOG-ARCHIVE.md and its index where they were read into memory (a symbolic link is
 /// read whole, as every command reads it).
 fn in_memory<'a>(archive: Option<&'a str>, index: Option<&'a str>) -> [Option<Bytes<'a>>; 2] {
@@ -1073,36 +1059,12 @@ pub(crate) fn record_pass_states(repo: &Repo, snap: &Snapshot) {
     }
 }
 
-/// HEAD's blob ids of LOG-ARCHIVE.md and its index when both files hold what HEAD holds,
-/// in the index layout this tool writes.
-fn trusted_pair(repo: &Repo, dir: &HandoffDir) -> Result<Option<[gix::ObjectId; 2]>> {
-    let mut ids = [gix::ObjectId::null(gix::hash::Kind::Sha1); 2];
-    for (id, name) in ids.iter_mut().zip([ARCHIVE_FILE, INDEX_FILE]) {
-        match repo.head_blob_on_disk(&dir.path_of(name))? {
-            Some(at_head) => *id = at_head,
-            None => return Ok(None),
-        }
-    }
-    // HEAD may hold an index committed past the gate (`--no-verify`): the ends alone are
-    // trusted only under the layout this tool writes, `{"version": 1, ...` first. Any
-    // other index is checked whole as a stream, which refuses what `verify` refuses.
-    let mut head = [0u8; 64];
-    let n = std::fs::File::open(dir.abs.join(INDEX_FILE))
-        .and_then(|mut f| {
-            use std::io::Read as _;
-            f.read(&mut head)
-        })
-        .unwrap_or(0);
-    Ok(starts_with_version_1(&head[..n]).then_some(ids))
-}
-
 /// Gives LOG-ARCHIVE.md and its index, left on disk as HEAD holds them (`ids`, shown
-/// equal by the git index's stat data), the state of a pass over their committed bytes: the
-/// index's end is then found from there, and the manifest reads only their first
+/// equal by their bytes), the state of a pass over their committed bytes: the index's end
+/// is then found from there, and the manifest reads only their first
 /// [`stream::HEAD_BYTES`] and what follows the state (they are extended in place, or not
-/// at all; an index rebuilt instead is staged as another file, without the state). The state comes from the pass state
-/// cache, keyed by HEAD's blob id; one not there is computed (the bytes are read once, as
-/// the pass would have read them) and recorded for the next run onto the same blob.
+/// at all; an index rebuilt instead is staged as another file, without the state). See
+/// [`steps::resume_at_head`].
 fn resume_from_head(
     repo: &Repo,
     dir: &HandoffDir,
@@ -1111,46 +1073,14 @@ fn resume_from_head(
 ) -> Result<()> {
     let mut cache: Option<BlobCache> = None;
     for (name, id) in [ARCHIVE_FILE, INDEX_FILE].into_iter().zip(ids) {
-        let Some(streamed) = snap.streamed.get_mut(name) else {
-            continue;
-        };
-        let shown = dir.path_of(name);
-        let len = std::fs::symlink_metadata(&streamed.path).map_or(0, |m| m.len());
-        let Some(at) = stream::resume_point(len).filter(|&at| at <= streamed.keep) else {
-            continue;
-        };
-        let scan = name == INDEX_FILE;
-        let cache = cache.get_or_insert_with(|| BlobCache::pass_states(repo));
-        let cached = cache
-            .pass_state(id)
-            .filter(|st| st.at == at && (!scan || st.has_scan()));
-        let state = if let Some(st) = cached {
-            st
-        } else {
-            let st = streamed.prefix_state(&shown, at, scan)?;
-            cache.insert_pass_state(id, &st);
-            st
-        };
-        streamed.resume = Some(state);
+        if let Some(streamed) = snap.streamed.get_mut(name) {
+            steps::resume_at_head(repo, dir, name, streamed, id, &mut cache)?;
+        }
     }
     if let Some(cache) = cache {
         cache.save();
     }
     Ok(())
-}
-
-/// Whether an index starts (after a BOM and blanks) with `{"version": 1` followed by `,`
-/// or `}`.
-fn starts_with_version_1(head: &[u8]) -> bool {
-    let head = head.strip_prefix("\u{feff}".as_bytes()).unwrap_or(head);
-    let mut rest = head.trim_ascii_start();
-    for part in [&b"{"[..], b"\"version\"", b":", b"1"] {
-        let Some(after) = rest.strip_prefix(part) else {
-            return false;
-        };
-        rest = after.trim_ascii_start();
-    }
-    matches!(rest.first(), Some(b',' | b'}'))
 }
 
 /// Attaches paths to problems; input that cannot be interpreted becomes an error (exit 2).
@@ -1255,7 +1185,7 @@ fn changed_while_written(dir: &HandoffDir, name: &str) -> Error {
 
 #[cfg(test)]
 mod tests {
-    use super::starts_with_version_1;
+    use crate::transaction::steps::starts_with_version_1;
 
     /// Only an index that starts as this tool writes it is extended on trust in its ends.
     #[test]

@@ -298,7 +298,7 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
     if let Some(j) = transaction::rotation::pending_in(repo, &dir)? {
         return Err(transaction::rotation::pending_error(&j));
     }
-    let mut prechecked = transaction::steps::precheck(&dir, keep)?;
+    let mut prechecked = transaction::steps::precheck(repo, &dir, keep)?;
     refuse_special_files(&dir)?;
     // The files every session commit rewrites, and TRUST.md when claims will decay (the
     // archive pair is checked when the rotation is planned).

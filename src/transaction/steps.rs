@@ -115,12 +115,22 @@ pub fn read_text(dir: &HandoffDir, name: &str) -> Result<Option<String>> {
 /// Returns the check of LOG-ARCHIVE.md against its index it made, for [`rotate_log`] to
 /// reuse while the pair stays as it is (issue #14: reading and hashing the whole archive
 /// twice in one commit was about a tenth of its cost).
-pub fn precheck(dir: &HandoffDir, keep: usize) -> Result<Prechecked> {
+///
+/// Where LOG-ARCHIVE.md and its index hold what HEAD holds (in the layout this tool writes),
+/// they were judged when they were committed: the rotation reads only their ends and
+/// checks what it appends, as `git aahp archive` does ([`trusted_pair`]), and the pre-commit
+/// gate the commit runs on what it stages still checks the pair it leaves whole.
+pub fn precheck(repo: &Repo, dir: &HandoffDir, keep: usize) -> Result<Prechecked> {
     if let Some(text) = read_text(dir, TRUST_FILE)? {
         TrustLedger::parse(&dir.path_of(TRUST_FILE), &text)?;
     }
     let mut checked = Prechecked::default();
     if let Some(log_text) = read_text(dir, LOG_FILE)? {
+        let stamps = pair_stamps(dir);
+        checked.ends = head_ends(repo, dir)?;
+        // Read before the stamps are taken again: ends of files that changed meanwhile
+        // are never used.
+        checked.files = Some(stamps);
         plan_rotation(dir, &log_text, keep, false, &mut checked)?;
     }
     Ok(checked)
@@ -133,6 +143,120 @@ pub fn precheck(dir: &HandoffDir, keep: usize) -> Result<Prechecked> {
 pub struct Prechecked {
     files: Option<[Option<FileStamp>; 2]>,
     pair: Option<log_stream::PairCheck>,
+    /// The ends of the pair as HEAD holds them ([`head_ends`]): a rotation onto them reads
+    /// nothing else of the pair.
+    ends: Option<log::TrustedEnds>,
+}
+
+/// HEAD's blob ids of LOG-ARCHIVE.md and its index when both files hold what HEAD holds,
+/// in the index layout this tool writes.
+pub(crate) fn trusted_pair(repo: &Repo, dir: &HandoffDir) -> Result<Option<[gix::ObjectId; 2]>> {
+    let mut ids = [gix::ObjectId::null(gix::hash::Kind::Sha1); 2];
+    for (id, name) in ids.iter_mut().zip([ARCHIVE_FILE, INDEX_FILE]) {
+        match repo.head_blob_on_disk(&dir.path_of(name))? {
+            Some(at_head) => *id = at_head,
+            None => return Ok(None),
+        }
+    }
+    // HEAD may hold an index committed past the gate (`--no-verify`): the ends alone are
+    // trusted only under the layout this tool writes, `{"version": 1, ...` first. Any
+    // other index is checked whole as a stream, which refuses what `verify` refuses.
+    let mut head = [0u8; 64];
+    let n = std::fs::File::open(dir.abs.join(INDEX_FILE))
+        .and_then(|mut f| {
+            use std::io::Read as _;
+            f.read(&mut head)
+        })
+        .unwrap_or(0);
+    Ok(starts_with_version_1(&head[..n]).then_some(ids))
+}
+
+/// Whether an index starts (after a BOM and blanks) with `{"version": 1` followed by `,`
+/// or `}`.
+pub(crate) fn starts_with_version_1(head: &[u8]) -> bool {
+    let head = head.strip_prefix("\u{feff}".as_bytes()).unwrap_or(head);
+    let mut rest = head.trim_ascii_start();
+    for part in [&b"{"[..], b"\"version\"", b":", b"1"] {
+        let Some(after) = rest.strip_prefix(part) else {
+            return false;
+        };
+        rest = after.trim_ascii_start();
+    }
+    matches!(rest.first(), Some(b',' | b'}'))
+}
+
+/// Gives `streamed` (LOG-ARCHIVE.md or its index, `name`, left on disk as HEAD's blob `id`)
+/// the state of a pass over its committed bytes, from the pass state cache (`cache`, opened
+/// at the first use; the caller saves it), keyed by the blob id; one not there is computed
+/// (the bytes are read once, as the pass would have read them) and recorded for the next run
+/// onto the same blob.
+pub(crate) fn resume_at_head(
+    repo: &Repo,
+    dir: &HandoffDir,
+    name: &str,
+    streamed: &mut Streamed,
+    id: gix::ObjectId,
+    cache: &mut Option<BlobCache>,
+) -> Result<()> {
+    let len = std::fs::symlink_metadata(&streamed.path).map_or(0, |m| m.len());
+    let Some(at) = crate::handoff::stream::resume_point(len).filter(|&at| at <= streamed.keep)
+    else {
+        return Ok(());
+    };
+    let scan = name == INDEX_FILE;
+    let cache = cache.get_or_insert_with(|| BlobCache::pass_states(repo));
+    let cached = cache
+        .pass_state(id)
+        .filter(|st| st.at == at && (!scan || st.has_scan()));
+    let state = if let Some(st) = cached {
+        st
+    } else {
+        let st = streamed.prefix_state(&dir.path_of(name), at, scan)?;
+        cache.insert_pass_state(id, &st);
+        st
+    };
+    streamed.resume = Some(state);
+    Ok(())
+}
+
+/// The ends of LOG-ARCHIVE.md and its index, read from disk without the rest of them: the
+/// archive's last bytes and the index scanned in pieces for the end of its `entries` list.
+/// `None` when they do not serve (not UTF-8 where read, no `entries` list, a long end after
+/// it): the rotation then checks them as streams.
+pub(crate) fn trusted_ends(
+    dir: &HandoffDir,
+    archive: &Streamed,
+    index: &Streamed,
+) -> Result<Option<log::TrustedEnds>> {
+    let index_from = index
+        .resume
+        .as_ref()
+        .and_then(crate::handoff::stream::PassState::raw_scan);
+    log_stream::ends_of(archive, index, archive.keep, index_from)
+        .map_err(|e| e.into_error(|f| dir.path_of(f)))
+}
+
+/// The ends of LOG-ARCHIVE.md and its index when both hold what HEAD holds, in the layout
+/// this tool writes ([`trusted_pair`]), found from their pass states at HEAD.
+fn head_ends(repo: &Repo, dir: &HandoffDir) -> Result<Option<log::TrustedEnds>> {
+    if crate::transaction::rotation::pending(repo)?.is_some() {
+        return Ok(None);
+    }
+    let Some(ids) = trusted_pair(repo, dir)? else {
+        return Ok(None);
+    };
+    let (Some(mut archive), Some(mut index)) =
+        (on_disk(dir, ARCHIVE_FILE)?, on_disk(dir, INDEX_FILE)?)
+    else {
+        return Ok(None);
+    };
+    let mut cache = None;
+    resume_at_head(repo, dir, ARCHIVE_FILE, &mut archive, ids[0], &mut cache)?;
+    resume_at_head(repo, dir, INDEX_FILE, &mut index, ids[1], &mut cache)?;
+    if let Some(cache) = cache {
+        cache.save();
+    }
+    trusted_ends(dir, &archive, &index)
 }
 
 /// What identifies a file's content without reading it, as git's index does: a file
@@ -291,8 +415,25 @@ fn plan_rotation_of(
     let stamps = pair_stamps(dir);
     if checked.files.as_ref() != Some(&stamps) {
         checked.pair = None;
+        checked.ends = None;
     }
     checked.files = Some(stamps);
+    // The pair as HEAD holds it: only what is appended is read and checked.
+    if let Some(ends) = &checked.ends {
+        match log::rotate_onto_trusted(log_text, ends, keep)
+            .map_err(|e| e.into_error(|f| dir.path_of(f)))?
+        {
+            log::Trusted::Rotated(r) => return Ok(Planned::Spliced(r)),
+            log::Trusted::UpToDate { .. } => return Ok(Planned::Nothing),
+            log::Trusted::Declined => {}
+        }
+    }
+    // Tests arm `rotation:check-pair` to prove a rotation onto HEAD's pair does not check
+    // the pair whole before it writes.
+    failpoint::error("rotation:check-pair").map_err(|source| Error::Read {
+        path: dir.path_of(INDEX_FILE),
+        source,
+    })?;
     let archive = on_disk(dir, ARCHIVE_FILE)?;
     let index = on_disk(dir, INDEX_FILE)?;
     let streamed = log_stream::rotate_streamed_with(

@@ -1857,6 +1857,66 @@ fn an_archive_moved_aside_into_a_subdirectory_is_linted_as_a_stream() {
 }
 
 #[test]
+fn a_session_commit_onto_the_archive_head_holds_checks_only_what_it_appends() {
+    // Issue #14: LOG-ARCHIVE.md and its index as HEAD holds them were judged when they were
+    // committed; `commit` rotates onto their ends (`rotation:check-pair` fails any check of
+    // the pair whole before the rotation writes) and its pre-commit gate still judges the
+    // pair it stages. A pair that is not HEAD's is checked whole first, as before.
+    let session = |repo: &TestRepo| {
+        let log = repo.read(LOG).replacen(
+            "---\n\n",
+            "---\n\n## [2026-10-20] agent-0: Session 20\n\n**Agent:** agent-0\n\n### What was done\n\n- change 20\n\n---\n\n",
+            1,
+        );
+        repo.write(LOG, log);
+    };
+    let no_pair_check = [("AAHP_FAILPOINT", "rotation:check-pair")];
+    let commit = |repo: &TestRepo| {
+        repo.aahp_env(
+            ".",
+            &["commit", "-m", "Session 20", "--session-id", "s-20"],
+            &no_pair_check,
+        )
+    };
+    let repo = archived_repo(&journal(14));
+    let old_archive = repo.read(ARCHIVE);
+    session(&repo);
+    let out = commit(&repo);
+    out.assert_code(0);
+    assert!(out.stdout.contains("moved to LOG-ARCHIVE.md"), "{out}");
+    let archive = repo.read(ARCHIVE);
+    assert!(archive.starts_with(&old_archive), "{archive}");
+    assert!(archive.contains("- change 4\n"), "{archive}");
+    repo.aahp(&["archive", "--verify"]).assert_code(0);
+    repo.aahp(&["verify"]).assert_code(0);
+
+    // The same session onto an archive edited since HEAD: checked whole before the rotation.
+    let repo = archived_repo(&journal(14));
+    repo.write(ARCHIVE, format!("{}\n", repo.read(ARCHIVE)));
+    session(&repo);
+    let out = commit(&repo);
+    assert_eq!(out.code, 2, "{out}");
+    assert!(out.stderr.contains("injected failure"), "{out}");
+    // And onto an index HEAD holds in another layout (committed past the gate): its ends
+    // are not trusted.
+    let repo = archived_repo(&journal(14));
+    let index: serde_json::Value = serde_json::from_str(&repo.read(INDEX)).unwrap();
+    let reordered = serde_json::json!({"entries": index["entries"], "version": 1});
+    repo.write(INDEX, serde_json::to_string_pretty(&reordered).unwrap());
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "reordered index"]);
+    session(&repo);
+    let out = commit(&repo);
+    assert_eq!(out.code, 2, "{out}");
+    assert!(out.stderr.contains("injected failure"), "{out}");
+    // Without the fail point, both commit, and the gate judges the pair they stage.
+    repo.aahp(&["commit", "-m", "Session 20", "--session-id", "s-20"])
+        .assert_code(0);
+    repo.aahp(&["archive", "--verify"]).assert_code(0);
+}
+
+#[test]
 fn commands_that_write_the_directory_never_hold_the_archive_or_its_index() {
     // Issue #12 item 2: `init` (`--migrate` too, when LOG.md needs no split), `task`,
     // `trust`, `archive` (refreshing the manifest) and a
