@@ -292,7 +292,7 @@ fn wrapped_runs(scan: &Scan<'_>, existing: &super::super::text::Spans, out: &mut
 /// the code it is in (`aWdu-b3Jl-IGFs…`, `SWdu.b3Jl.…`, `49:67:6e:6f:…`, `JFXG-6ZLS-…`,
 /// base64 four characters at a time between blanks, or in a table's cells): the run as
 /// written decodes to no text at any alignment, and an order in it passed unread (review
-/// atk47 #2). A line's groups of base64 characters, each joined to the next by the same
+/// atk47 #2). A line's groups of base64 characters ([`GROUP`]), each joined to the next by the same
 /// separator ([`group_gap`]), those between the first and the last all of one length, are
 /// joined and decoded as a run of the main scan is ([`separated_text`]). Each group is read
 /// once or twice: a group that breaks the length ends the run before it and starts the next.
@@ -327,14 +327,15 @@ fn separated_runs(scan: &Scan<'_>, existing: &super::super::text::Spans, out: &m
     };
     let mut i = 0;
     while i < b.len() {
-        if !group_byte(b[i]) {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < b.len() && group_byte(b[i]) {
-            i += 1;
-        }
+        let Some(k) = b[i..].iter().position(|&c| GROUP[usize::from(c)]) else {
+            break;
+        };
+        let start = i + k;
+        i = start
+            + b[start..]
+                .iter()
+                .position(|&c| !GROUP[usize::from(c)])
+                .unwrap_or(b.len() - start);
         // Joined to the last group by a separator, the run's own.
         let joined = groups.last().is_some_and(|&(_, e)| {
             let gap = &b[e..start];
@@ -361,10 +362,19 @@ fn separated_runs(scan: &Scan<'_>, existing: &super::super::text::Spans, out: &m
     judge_run(&groups, out);
 }
 
-/// A character of a group [`separated_runs`] reads: base64's standard alphabet and padding.
-fn group_byte(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=')
-}
+/// The characters of a group [`separated_runs`] reads: base64's standard alphabet and
+/// padding.
+static GROUP: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        #[allow(clippy::cast_possible_truncation, reason = "i < 256")]
+        let c = i as u8;
+        t[i] = c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=');
+        i += 1;
+    }
+    t
+};
 
 /// A separator between the groups of [`separated_runs`]: one mark that no standard
 /// alphabet holds, with a blank either side or not (`-`, `.`, `, `, ` | `), or one or two
