@@ -2220,7 +2220,7 @@ mod tests {
         let head = archive_and_index(&bodies);
         let (_, cut) = lint(&head.0, None).expect("linted in pieces");
         let cut = cut.expect("a cut near the end");
-        let new = extend(&head, &[definition.clone()]);
+        let new = extend(&head, std::slice::from_ref(&definition));
         assert!(exf(&lint_file(
             &cfg,
             &LintFile {
