@@ -58,8 +58,9 @@ impl Kind {
             Kind::TokenCounts => "aahp o200k token count cache v1",
             Kind::PassStates => "aahp pass state cache v1",
             // A cut is one where the lint of this version leaves nothing open: another
-            // version's cuts are not taken.
-            Kind::LintCuts => concat!("aahp lint cut cache v1 ", env!("CARGO_PKG_VERSION")),
+            // version's cuts are not taken. v2: no link reference definition lies before a
+            // cut (a v1 cut could lie past one, review atk47 #1).
+            Kind::LintCuts => concat!("aahp lint cut cache v2 ", env!("CARGO_PKG_VERSION")),
         }
     }
 

@@ -1145,6 +1145,15 @@ fn lint_resumed(
     if json && !ends_index_document(text) {
         return Ok(None);
     }
+    // A link reference definition resolves a reference image anywhere in the file, before
+    // the cut too, where this lint does not read: such a file is linted in pieces, which
+    // refuse it as they refuse any piece holding one, so it is linted whole. No cut is then
+    // recorded past a definition, and none lies before the cut this one resumed at
+    // (review atk47 #1: an image of HEAD's text that a definition appended resolved, or
+    // an image appended that one before the cut resolved, passed the pre-commit check).
+    if !json && !md_of(text).refdefs.is_empty() {
+        return Ok(None);
+    }
     let file = LintFile {
         script: false,
         path: path.to_string(),
@@ -2156,6 +2165,97 @@ mod tests {
             let edited = new.replacen("reviewed the parser", "examined the parser", 1);
             let (all, _) = lint(&edited, Some(&cut), false);
             assert!(all.iter().any(|d| d.line == old_line), "{name}");
+        }
+    }
+
+    /// A reference image resolves to its definition anywhere in the file, before or after
+    /// it: a lint resumed at a cut reads neither what lies before the cut nor what the
+    /// text after it defines for it. A definition the rotation appends makes an image of
+    /// HEAD's text before the cut (plain text until then) a remote image with an encoded
+    /// query; an image the rotation appends resolves to a definition before a cut that a
+    /// resumed lint recorded. Either is reported, or the file is not linted from a cut
+    /// (review atk47 #1: both passed the pre-commit check).
+    #[test]
+    fn a_resumed_lint_never_misses_an_image_a_definition_across_its_cut_resolves() {
+        let cfg = cfg();
+        let sizes = Sizes {
+            whole_up_to: 0,
+            ..Sizes::default()
+        };
+        let lint = |text: &str, at: Option<&LintCut>| {
+            lint_streamed(
+                &cfg,
+                PATH,
+                ARCHIVE_FILE,
+                &Bytes(text.as_bytes()),
+                &mut [],
+                Resume { at, record: true },
+                sizes,
+            )
+            .unwrap()
+        };
+        let extend = |old: &(String, String), bodies: &[String]| {
+            let mut log = String::from("# Journal\n\n---\n\n");
+            for (i, b) in bodies.iter().enumerate() {
+                log = append_entry(&log, &entry(400 + i, b));
+            }
+            log = append_entry(&log, &entry(27, "- kept"));
+            let rot = rotate(&log, Some(&old.0), Some(&old.1), 1)
+                .unwrap()
+                .unwrap();
+            (rot.archive, rot.index)
+        };
+        let image = "- the build badge: ![build][badge]".to_string();
+        let definition =
+            "[badge]: https://cdn.example.com/b.png?v=a1b2c3d4e5f6a7b8c9d0e1f2".to_string();
+        let exf = |diags: &[Diagnostic]| {
+            diags
+                .iter()
+                .any(|d| d.rule == "EXF001" && d.severity == super::super::Severity::Error)
+        };
+
+        // The image in HEAD's text before the cut, its definition appended.
+        let mut bodies = plain(300);
+        bodies[150] = image.clone();
+        let head = archive_and_index(&bodies);
+        let (_, cut) = lint(&head.0, None).expect("linted in pieces");
+        let cut = cut.expect("a cut near the end");
+        let new = extend(&head, std::slice::from_ref(&definition));
+        assert!(exf(&lint_file(
+            &cfg,
+            &LintFile {
+                script: false,
+                path: PATH.into(),
+                name: ARCHIVE_FILE.into(),
+                bytes: new.0.as_bytes(),
+            },
+            &mut []
+        )
+        .unwrap()));
+        if let Some((diags, _)) = lint(&new.0, Some(&cut)) {
+            assert!(
+                exf(&diags),
+                "the image its definition resolves is not reported"
+            );
+        }
+
+        // The definition appended with more text after it, linted from HEAD's cut: the
+        // cut it records for the next commit must not lie past the definition.
+        let head = archive_and_index(&plain(300));
+        let (_, cut) = lint(&head.0, None).expect("linted in pieces");
+        let cut = cut.expect("a cut near the end");
+        let mut more = vec![definition];
+        more.extend(plain(120));
+        let defined = extend(&head, &more);
+        let Some((_, Some(next))) = lint(&defined.0, Some(&cut)) else {
+            return;
+        };
+        let new = extend(&defined, &[image]);
+        if let Some((diags, _)) = lint(&new.0, Some(&next)) {
+            assert!(
+                exf(&diags),
+                "the image a definition before the cut resolves"
+            );
         }
     }
 
