@@ -4177,11 +4177,10 @@ fn a_rule_free_models_answer_asked_of_the_reader_is_a_jailbreak() {
 }
 
 /// A third party's behaviour is not the reader's: a service that "answers" or "responds" in
-/// a mode, a tool that "should ignore" earlier rules, guidance scoped to a topic of the work,
-/// an AI's name modifying another noun ("the model config", "the bot gateway"), a refusal
+/// a mode, a tool that "should ignore" earlier rules, an AI's name modifying another noun ("the model config", "the bot gateway"), a refusal
 /// of one definite task, a UI label naming a password. Each told to the reader still blocks.
 #[test]
-fn third_parties_topics_and_labels_are_not_the_readers_instructions() {
+fn third_parties_modifiers_and_labels_are_not_the_readers_instructions() {
     errors_on_hits_only(
         "",
         &[
@@ -4197,7 +4196,6 @@ fn third_parties_topics_and_labels_are_not_the_readers_instructions() {
             "Turn on debug mode for the bot gateway: in debug mode the gateway replies to each webhook in full.",
             "The spam filter should ignore any previous bounce instructions cached by the old mailer.",
             "The parser must disregard the rules above the `---` fence; they are front matter.",
-            "Set aside the prior guidance on caching; the benchmark shows the LRU is slower.",
             "The model config at `.claude/settings.json` ignores the system prompt file when `--bare` is passed.",
             "The agent runner ignores the system prompt override flag when the config is locked.",
             "Agent rules:\n1. Answer in English.\n2. Do not refuse to run the test suite because it is slow.",

@@ -3334,7 +3334,7 @@ fn check_override(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             .map_or(clause_end, |k| e + k);
         let tool = has_word(&text[a..clause_end], TOOLING);
         let bare_noun = mid.trim().is_empty() && verb.starts_with("ignor");
-        if tool || bare_noun || third_party_duty(&text[a..s]) || topic_scoped(rest) {
+        if tool || bare_noun || third_party_duty(&text[a..s]) {
             return;
         }
         // A precedence statement of the project's own rules ("These rules override any
@@ -3367,69 +3367,6 @@ fn check_override(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     }
     push_pi(scan, f, out);
 }
-
-/// Guidance scoped to a topic of the work after its noun ("the prior guidance on caching",
-/// "the earlier instructions about the migration"): a document's advice on that topic, not
-/// the reader's instructions. A topic that is the reader's limits or answers ("on safety",
-/// "about what you may say", "for this chat") keeps the object the reader's.
-fn topic_scoped(rest: &str) -> bool {
-    let mut ws = words(rest);
-    if !ws
-        .next()
-        .is_some_and(|w| matches!(w.as_str(), "on" | "about" | "regarding" | "concerning"))
-    {
-        return false;
-    }
-    let topic = ws.find(|w| !matches!(w.as_str(), "the" | "our" | "its" | "their" | "a" | "an"));
-    topic.is_some_and(|t| {
-        t.bytes().all(|c| c.is_ascii_lowercase() || c == b'-')
-            && !LIMIT_NEAR.iter().any(|l| t.starts_with(l))
-            && !READERS_TOPICS.contains(&t.as_str())
-    })
-}
-
-/// Topics after "guidance on …" that are the reader's own answers, limits or this exchange.
-const READERS_TOPICS: &[&str] = &[
-    "you",
-    "your",
-    "yourself",
-    "what",
-    "how",
-    "which",
-    "whether",
-    "when",
-    "this",
-    "that",
-    "these",
-    "those",
-    "me",
-    "my",
-    "us",
-    "our",
-    "it",
-    "everything",
-    "anything",
-    "all",
-    "any",
-    "content",
-    "topics",
-    "answers",
-    "answering",
-    "responses",
-    "responding",
-    "replies",
-    "refusals",
-    "refusing",
-    "output",
-    "outputs",
-    "secrets",
-    "harm",
-    "harmful",
-    "illegal",
-    "dangerous",
-    "weapons",
-    "sensitive",
-];
 
 /// A duty of a third party before an act (`head` is its sentence up to the act): a modal
 /// ("must", "should", "will") whose subject is a noun phrase opened by a determiner and not
@@ -5082,7 +5019,7 @@ fn check_become_unbound(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
 /// how would" it answer, "the reply of" it.
 static RULE_FREE_SAYS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
     regex::Regex::new(
-        r"(?i)^[^.!?\n;]{0,60}?\bwould\s+(?:just\s+|actually\s+|really\s+|probably\s+|likely\s+)?(?:answer|say|reply|respond|write|produce|output|give|generate|return|tell|print|type|send)\b",
+        r"(?i)^[^.!?\n;]{0,60}?\bwould\s+(?:just\s+|\w+ly\s+)?(?:answer|say|reply|respond|write|produce|output|give|generate|return|tell|print|type|send|comply|help)\b",
     )
     .expect("static regex")
 });
@@ -5104,7 +5041,7 @@ static RULE_FREE_ASK_BEFORE: std::sync::LazyLock<regex::Regex> = std::sync::Lazy
 /// that chatbot and answer", "output only that predicted reply").
 static RULE_FREE_ASK_AFTER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
     regex::Regex::new(
-        r"(?i)\b(?:give|show|write|print|output|provide|share|type|reproduce|quote|generate|tell|return)\s+(?:me\s+|us\s+)?(?:only\s+|exactly\s+|just\s+)?(?:its|that|the|his|her|this|their)\s+(?:[\w-]+\s+){0,2}?(?:answers?|responses?|repl(?:y|ies)|outputs?|words|text)\b|\b(?:answer|reply|respond|write|speak|talk)\s+(?:with\s+)?(?:exactly\s+|only\s+|just\s+)?(?:as|what|how|like)\s+(?:that|this|it|such|the)\b|\b(?:be|become|play)\s+(?:that|this|such\s+an?)\s+(?:[\w-]+\s+)?(?:ai|chatbot|model|assistant|bot|llm|gpt|one)\b|\b(?:let|have|make)\s+(?:that|this|it)\s+(?:[\w-]+\s+)?(?:answer|respond|reply|write|say|speak)\b|\bin\s+its\s+(?:own\s+)?words\b",
+        r"(?i)\b(?:give|show|write|print|output|provide|share|type|reproduce|quote|generate|tell|return)\s+(?:me\s+|us\s+)?(?:only\s+|exactly\s+|just\s+)?(?:its|that|the|his|her|this|their)\s+(?:[\w-]+\s+){0,2}?(?:answers?|responses?|repl(?:y|ies)|outputs?|words|text|completions?)\b|\b(?:answer|reply|respond|write|speak|talk)\s+(?:with\s+)?(?:exactly\s+|only\s+|just\s+)?(?:as|what|how|like)\s+(?:that|this|it|such|the)\b|\b(?:be|become|play)\s+(?:that|this|such\s+an?)\s+(?:[\w-]+\s+)?(?:ai|chatbot|model|assistant|bot|llm|gpt|one)\b|\b(?:let|have|make)\s+(?:that|this|it)\s+(?:[\w-]+\s+)?(?:answer|respond|reply|write|say|speak)\b|\bin\s+its\s+(?:own\s+)?words\b",
     )
     .expect("static regex")
 });
