@@ -5002,16 +5002,7 @@ fn check_become_unbound(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
         );
         push_pi(scan, f, out);
     } else if rule_free_answer_asked(scan, s, e) {
-        let f = Finding::new(
-            &PI004,
-            s,
-            e,
-            format!(
-                "a model without rules imagined, and its answer asked for: {}",
-                excerpt(&text[s..e])
-            ),
-        );
-        push_pi(scan, f, out);
+        stand_in_answer(scan, caps, out);
     }
 }
 
@@ -5057,7 +5048,13 @@ fn rule_free_answer_asked(scan: &Scan<'_>, s: usize, e: usize) -> bool {
     let (sent_start, _) = scan.sentence_range(s);
     let head_lo = super::super::text::ceil_char(text, s.saturating_sub(160)).max(sent_start.min(s));
     let head = &text[head_lo..s];
-    if !RULE_FREE_SAYS.is_match(ahead) && !RULE_FREE_ASKED_OF.is_match(head) {
+    // Each regex is compiled on first use: a word it needs is looked for first, so a file
+    // whose rule-free AI no one asks compiles none of them.
+    let has = |hay: &str, w: &[u8]| super::contains_ignore_ascii_case(hay.as_bytes(), w);
+    let says = has(ahead, b"would") && RULE_FREE_SAYS.is_match(ahead);
+    let asked_of = (has(head, b"would") || has(head, b" of ") || has(head, b" from "))
+        && RULE_FREE_ASKED_OF.is_match(head);
+    if !says && !asked_of {
         return false;
     }
     let ordered_at = |pos: usize| imperative_at(text, pos) && !negated_before(text, pos);

@@ -662,7 +662,7 @@ fn joined(b: &[u8], start: usize, end: usize) -> bool {
 /// Whether `hay` holds `needle` (ASCII letters and blanks) in any ASCII case: what
 /// `hay.to_ascii_lowercase().contains(needle)` answers, without copying `hay` (asked of
 /// every hidden comment of a file, issue #13 item 4).
-fn contains_ignore_ascii_case(hay: &[u8], needle: &[u8]) -> bool {
+pub(crate) fn contains_ignore_ascii_case(hay: &[u8], needle: &[u8]) -> bool {
     let Some(&first) = needle.first() else {
         return true;
     };
