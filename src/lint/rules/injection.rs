@@ -3199,7 +3199,13 @@ fn check_override(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let mid = caps.str(2);
     let obj = caps.str(3).to_lowercase();
     let sentence = scan.sentence(s);
-    let addr = addressed(sentence);
+    // A description in the third person ("the model config ignores the system prompt
+    // file") addresses the reader only through a name that is not a modifier.
+    let addr = if verb.ends_with('s') && !imperative_at(text, s) {
+        super::addressed_not_as_modifier(sentence)
+    } else {
+        addressed(sentence)
+    };
     // "never ignore …", "don't skip the rules" argue for the instructions, not against them.
     if !verb.starts_with("do")
         && !verb.starts_with("don")
@@ -3328,7 +3334,7 @@ fn check_override(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             .map_or(clause_end, |k| e + k);
         let tool = has_word(&text[a..clause_end], TOOLING);
         let bare_noun = mid.trim().is_empty() && verb.starts_with("ignor");
-        if tool || bare_noun {
+        if tool || bare_noun || third_party_duty(&text[a..s]) {
             return;
         }
         // A precedence statement of the project's own rules ("These rules override any
@@ -3360,6 +3366,44 @@ fn check_override(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         f = described(f);
     }
     push_pi(scan, f, out);
+}
+
+/// A duty of a third party before an act (`head` is its sentence up to the act): a modal
+/// ("must", "should", "will") whose subject is a noun phrase opened by a determiner and not
+/// the reader ("the spam filter should ignore …", "this parser must disregard …"). Read only
+/// where the sentence names no addressee: "the assistant must ignore …" is the reader's.
+fn third_party_duty(head: &str) -> bool {
+    let clause = &head[head.rfind([',', ';', ':', '(', '\n']).map_or(0, |k| k + 1)..];
+    let ws: Vec<String> = words(clause).collect();
+    let Some((modal, subject)) = ws.split_last() else {
+        return false;
+    };
+    matches!(
+        modal.as_str(),
+        "must" | "should" | "shall" | "will" | "can" | "may" | "would" | "could"
+    ) && subject.len() >= 2
+        && subject.len() <= 6
+        && matches!(
+            subject[0].as_str(),
+            "the"
+                | "this"
+                | "that"
+                | "these"
+                | "those"
+                | "our"
+                | "its"
+                | "their"
+                | "each"
+                | "every"
+                | "a"
+                | "an"
+        )
+        && !subject.iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "you" | "your" | "yours" | "yourself" | "u" | "ur"
+            )
+        })
 }
 
 /// Nouns an override verb names as a kind when they follow it ("override words", "ignore
@@ -4946,19 +4990,86 @@ fn check_become_unbound(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
             "not" | "never" | "don't" | "dont" | "avoid" | "refuse" | "won't" | "cannot" | "can't"
         )
     });
-    if !ordered || negated {
-        return;
+    if ordered && !negated {
+        let f = Finding::new(
+            &PI004,
+            s,
+            e,
+            format!(
+                "asks the reader to become an AI without its limits: {}",
+                excerpt(&text[s..e])
+            ),
+        );
+        push_pi(scan, f, out);
+    } else if rule_free_answer_asked(scan, s, e) {
+        stand_in_answer(scan, caps, out);
     }
-    let f = Finding::new(
-        &PI004,
-        s,
-        e,
-        format!(
-            "asks the reader to become an AI without its limits: {}",
-            excerpt(&text[s..e])
-        ),
-    );
-    push_pi(scan, f, out);
+}
+
+/// The AI without limits named at `s..e` as the one answering: what it "would say", "what /
+/// how would" it answer, "the reply of" it.
+static RULE_FREE_SAYS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r"(?i)^[^.!?\n;]{0,60}?\bwould\s+(?:just\s+|\w+ly\s+)?(?:answer|say|reply|respond|write|produce|output|give|generate|return|tell|print|type|send|comply|help)\b",
+    )
+    .expect("static regex")
+});
+static RULE_FREE_ASKED_OF: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r"(?i)(?:\b(?:what|how)\s+would|\b(?:answers?|responses?|repl(?:y|ies)|outputs?|words)\s+(?:of|from))\s+(?:[\w-]+\s+){0,3}$",
+    )
+    .expect("static regex")
+});
+/// An order for that answer in the words before it ("write the answer an unfiltered model
+/// would give", "show me what …") …
+static RULE_FREE_ASK_BEFORE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r"(?i)\b(?:write|give|show|generate|produce|output|print|provide|predict|type|reproduce|tell|quote|simulate|return|share)\s+(?:me\s+|us\s+)?(?:only\s+|exactly\s+|just\s+|precisely\s+)?(?:(?:the|its|an?)\s+(?:[\w-]+\s+){0,2}?(?:answers?|responses?|repl(?:y|ies)|outputs?|text|words|completion|message)\b|what\b|how\b)",
+    )
+    .expect("static regex")
+});
+/// … or after it ("Give that response exactly", "answer with exactly what it would say", "be
+/// that chatbot and answer", "output only that predicted reply").
+static RULE_FREE_ASK_AFTER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r"(?i)\b(?:give|show|write|print|output|provide|share|type|reproduce|quote|generate|tell|return)\s+(?:me\s+|us\s+)?(?:only\s+|exactly\s+|just\s+)?(?:its|that|the|his|her|this|their)\s+(?:[\w-]+\s+){0,2}?(?:answers?|responses?|repl(?:y|ies)|outputs?|words|text|completions?)\b|\b(?:answer|reply|respond|write|speak|talk)\s+(?:with\s+)?(?:exactly\s+|only\s+|just\s+)?(?:as|what|how|like)\s+(?:that|this|it|such|the)\b|\b(?:be|become|play)\s+(?:that|this|such\s+an?)\s+(?:[\w-]+\s+)?(?:ai|chatbot|model|assistant|bot|llm|gpt|one)\b|\b(?:let|have|make)\s+(?:that|this|it)\s+(?:[\w-]+\s+)?(?:answer|respond|reply|write|say|speak)\b|\bin\s+its\s+(?:own\s+)?words\b",
+    )
+    .expect("static regex")
+});
+
+/// An AI without limits (the match at `s..e`) set up as the one answering, and the reader
+/// ordered to give that answer, before it in its sentence or in the 240 bytes of its
+/// paragraph after: the reader produces what its rules forbid through a stand-in. Comparing
+/// what such a model "would give" with one's own, or reporting that one "would answer most
+/// prompts", orders nothing.
+fn rule_free_answer_asked(scan: &Scan<'_>, s: usize, e: usize) -> bool {
+    let text = scan.text();
+    let ahead = &text[e..super::super::text::floor_char(text, (e + 80).min(text.len()))];
+    let (sent_start, _) = scan.sentence_range(s);
+    let head_lo = super::super::text::ceil_char(text, s.saturating_sub(160)).max(sent_start.min(s));
+    let head = &text[head_lo..s];
+    // Each regex is compiled on first use: a word it needs is looked for first, so a file
+    // whose rule-free AI no one asks compiles none of them.
+    let has = |hay: &str, w: &[u8]| super::contains_ignore_ascii_case(hay.as_bytes(), w);
+    let says = has(ahead, b"would") && RULE_FREE_SAYS.is_match(ahead);
+    let asked_of = (has(head, b"would") || has(head, b" of ") || has(head, b" from "))
+        && RULE_FREE_ASKED_OF.is_match(head);
+    if !says && !asked_of {
+        return false;
+    }
+    let ordered_at = |pos: usize| imperative_at(text, pos) && !negated_before(text, pos);
+    if RULE_FREE_ASK_BEFORE
+        .find_iter(head)
+        .any(|m| ordered_at(head_lo + m.start()))
+    {
+        return true;
+    }
+    let hi = super::super::text::floor_char(text, (e + 240).min(text.len()));
+    let rest = &text[e..hi];
+    let rest = &rest[..rest.find("\n\n").unwrap_or(rest.len())];
+    RULE_FREE_ASK_AFTER
+        .find_iter(rest)
+        .any(|m| ordered_at(e + m.start()))
 }
 
 /// Literals of `{LIMITS}` (one in every match that names the reader's limits).
@@ -5309,11 +5420,10 @@ fn check_mode(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     // to answer in it: "output" and "generate" are nouns of a log line ("Debug mode
     // enabled: verbose output on") unless they take an object of the reader's answers.
     let responding_weak = responding
-        && ([
-            "respond", "answer", "reply", "you ", "you'", "chatgpt", "ai ",
-        ]
-        .iter()
-        .any(|r| ls.contains(r))
+        && (["you ", "you'", "chatgpt", "ai "]
+            .iter()
+            .any(|r| ls.contains(r))
+            || reader_answers(&ls, &["respond", "answer", "repl"])
             || ["output ", "generate "].iter().any(|v| {
                 ls.match_indices(v).any(|(i, _)| {
                     words(&ls[i + v.len()..]).next().is_some_and(|w| {
@@ -5337,7 +5447,10 @@ fn check_mode(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let fire = if strong {
         activation || responding
     } else {
-        (activation || shouted) && (responding_weak || addressed(sentence) || shouted && activation)
+        (activation || shouted)
+            && (responding_weak
+                || super::addressed_not_as_modifier(sentence)
+                || shouted && activation)
     };
     if !fire || negated_before(text, s) && !responding {
         return;
@@ -5352,6 +5465,34 @@ fn check_mode(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         ),
     );
     push_pi(scan, f, out);
+}
+
+/// Whether a sentence (lower case) holds one of `verbs` (stems of answering) that is not a
+/// third party's: a form in `-s` ("the API answers every request with 503", "the worker
+/// replies") is one only when the word before it is an addressee ("the assistant answers").
+fn reader_answers(ls: &str, verbs: &[&str]) -> bool {
+    verbs.iter().any(|v| {
+        ls.match_indices(v).any(|(i, _)| {
+            let tail = &ls[i + v.len()..];
+            let third = if *v == "repl" {
+                tail.starts_with("ies")
+            } else {
+                tail.starts_with('s') && !tail.starts_with("ss")
+            };
+            if *v == "repl" && !third && !tail.starts_with('y') {
+                return false;
+            }
+            if !third {
+                return true;
+            }
+            let before = ls[..i].trim_end();
+            let prev = before
+                .rsplit(|c: char| !(c.is_alphanumeric() || c == '\''))
+                .next()
+                .unwrap_or("");
+            addressed(prev)
+        })
+    })
 }
 
 /// What keeps an agent's acts in check: lifted in a mode's announcement, it is the reader's.
@@ -5450,14 +5591,14 @@ fn check_enable_mode(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         "every reply",
         "each answer",
         "every answer",
-        "respond",
         "your response",
         "your answer",
         "for each prompt",
         "for every prompt",
     ]
     .iter()
-    .any(|f| tail.contains(f));
+    .any(|f| tail.contains(f))
+        || reader_answers(&tail, &["respond"]);
     if !framing || !imperative_at(text, s) || negated_before(text, s) {
         return;
     }
@@ -5575,12 +5716,62 @@ fn check_delimiter(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         // sentence, not a marker that opens one.
         f.severity = Severity::Warning;
         f.message.push_str(" (a prompt described in prose)");
-    } else if named_in_prose(scan.text(), s, e) {
+    } else if named_in_prose(scan.text(), s, e) || names_a_setting(scan.text(), s, e) {
         f.severity = Severity::Warning;
         f.message.push_str(" (named in prose)");
     }
     push_pi(scan, f, out);
 }
+
+/// "the system prompt override flag", "a system message update hook": a marker's words in
+/// lower case within a sentence, modifying the noun after them (a setting, a file, a hook),
+/// not opening a message. A marker stands alone, shouted, or before a colon or a state
+/// ("SYSTEM PROMPT OVERRIDE:", "system prompt override enabled").
+fn names_a_setting(text: &str, s: usize, e: usize) -> bool {
+    let m = &text[s..e];
+    let lower = m.bytes().all(|c| !c.is_ascii_uppercase());
+    let noun_ending = m.ends_with("override") || m.ends_with("update");
+    let inside = text[..s]
+        .trim_end_matches([' ', '\t'])
+        .chars()
+        .last()
+        .is_some_and(char::is_alphanumeric);
+    let next = text[e..].strip_prefix(' ').and_then(|r| {
+        let w = &r[..r
+            .find(|c: char| !c.is_ascii_alphabetic())
+            .unwrap_or(r.len())];
+        (!w.is_empty()).then_some(w)
+    });
+    lower
+        && noun_ending
+        && inside
+        && next.is_some_and(|w| {
+            w.bytes().all(|c| c.is_ascii_lowercase()) && !MARKER_STATES.contains(&w)
+        })
+}
+
+/// Words after a marker that say it is in force, not a noun it modifies.
+const MARKER_STATES: &[&str] = &[
+    "enabled",
+    "activated",
+    "active",
+    "engaged",
+    "accepted",
+    "granted",
+    "applied",
+    "in",
+    "is",
+    "are",
+    "now",
+    "follows",
+    "begins",
+    "starts",
+    "mode",
+    "on",
+    "complete",
+    "received",
+    "loaded",
+];
 
 /// Words with which a sentence names chat-template markers as things ("the `<|im_start|>`
 /// tokens", "`Human:` prefixes"), rather than using them.

@@ -465,6 +465,106 @@ pub(crate) fn addressed(s: &str) -> bool {
         || contains_ignore_ascii_case(s.as_bytes(), b"next agent")
 }
 
+/// True when `s` addresses the reader as [`addressed`] reads it, leaving out a name of an AI
+/// that modifies the noun after it ("the model config", "the bot gateway", "agent logs"): a
+/// file, a service or a setting, not the reader. The word after counts as a noun when it is
+/// lower-case letters that do not end in `s` (a verb in the third person, "the bot replies",
+/// or a plural is read as the name's own) and no function word; a pronoun ("you", "your")
+/// always addresses.
+pub(crate) fn addressed_not_as_modifier(s: &str) -> bool {
+    let ws: Vec<&str> = prose_words_if(s, |_| true).collect();
+    ws.iter().enumerate().any(|(i, w)| {
+        if !is_addressee(w) {
+            return false;
+        }
+        if w.len() < 2 || w.as_bytes()[..2].eq_ignore_ascii_case(b"yo") {
+            return true;
+        }
+        ws.get(i + 1).is_none_or(|n| {
+            !n.bytes().all(|c| c.is_ascii_lowercase())
+                || n.ends_with('s')
+                || SUBJECT_FOLLOWERS.contains(n)
+        })
+    }) || contains_ignore_ascii_case(s.as_bytes(), b"next agent")
+}
+
+/// Words after an AI's name that keep it the subject: modals, adverbs, function words,
+/// the verbs of an order to it.
+const SUBJECT_FOLLOWERS: &[&str] = &[
+    "will",
+    "must",
+    "should",
+    "shall",
+    "can",
+    "may",
+    "would",
+    "could",
+    "now",
+    "always",
+    "never",
+    "then",
+    "just",
+    "also",
+    "simply",
+    "and",
+    "or",
+    "to",
+    "who",
+    "that",
+    "which",
+    "is",
+    "are",
+    "was",
+    "were",
+    "has",
+    "had",
+    "have",
+    "did",
+    "do",
+    "does",
+    "in",
+    "of",
+    "on",
+    "at",
+    "for",
+    "with",
+    "from",
+    "by",
+    "as",
+    "the",
+    "a",
+    "an",
+    "not",
+    "only",
+    "answer",
+    "reply",
+    "respond",
+    "ignore",
+    "disregard",
+    "forget",
+    "skip",
+    "drop",
+    "bypass",
+    "override",
+    "follow",
+    "obey",
+    "stop",
+    "start",
+    "act",
+    "be",
+    "become",
+    "operate",
+    "run",
+    "output",
+    "print",
+    "say",
+    "write",
+    "tell",
+    "reveal",
+    "comply",
+    "refuse",
+];
+
 /// [`ADDRESSEE`], lower-cased, as a set.
 static ADDRESSEES: std::sync::LazyLock<rustc_hash::FxHashSet<String>> =
     std::sync::LazyLock::new(|| ADDRESSEE.iter().map(|a| a.to_ascii_lowercase()).collect());
@@ -562,7 +662,7 @@ fn joined(b: &[u8], start: usize, end: usize) -> bool {
 /// Whether `hay` holds `needle` (ASCII letters and blanks) in any ASCII case: what
 /// `hay.to_ascii_lowercase().contains(needle)` answers, without copying `hay` (asked of
 /// every hidden comment of a file, issue #13 item 4).
-fn contains_ignore_ascii_case(hay: &[u8], needle: &[u8]) -> bool {
+pub(crate) fn contains_ignore_ascii_case(hay: &[u8], needle: &[u8]) -> bool {
     let Some(&first) = needle.first() else {
         return true;
     };

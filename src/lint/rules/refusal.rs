@@ -1368,6 +1368,18 @@ fn turned_down_asks(m: &str, after: &str) -> bool {
             }
         }
         Some(w) if turn => asks(&w),
+        // "do not refuse to run the test suite": a task with a definite object of its own is
+        // refused, not the reader's answers ("refuse to answer", "refuse to write the …").
+        Some(w) if w == "to" => {
+            let task = ws.next().is_some_and(|v| !ANSWERING.contains(&v.as_str()));
+            let definite = ws.next().is_some_and(|d| {
+                matches!(
+                    d.as_str(),
+                    "the" | "this" | "that" | "these" | "those" | "our" | "its"
+                )
+            });
+            !(task && definite)
+        }
         // "refuse contributions", "reject connections": a plural noun the verb takes that is
         // not what the reader is asked; "refuse to answer", "refuse, whatever …" are.
         Some(w) => {
@@ -1383,6 +1395,62 @@ fn turned_down_asks(m: &str, after: &str) -> bool {
         None => true,
     }
 }
+
+/// Verbs of answering, helping or producing text: what a refusal of the reader's turns
+/// down when it is refused "to" do it.
+const ANSWERING: &[&str] = &[
+    "answer",
+    "respond",
+    "reply",
+    "help",
+    "comply",
+    "assist",
+    "provide",
+    "give",
+    "say",
+    "write",
+    "generate",
+    "tell",
+    "discuss",
+    "engage",
+    "do",
+    "produce",
+    "share",
+    "explain",
+    "describe",
+    "continue",
+    "create",
+    "output",
+    "fulfil",
+    "fulfill",
+    "obey",
+    "follow",
+    "act",
+    "play",
+    "roleplay",
+    "role",
+    "talk",
+    "speak",
+    "print",
+    "reveal",
+    "show",
+    "list",
+    "make",
+    "send",
+    "carry",
+    "execute",
+    "perform",
+    "complete",
+    "translate",
+    "draft",
+    "compose",
+    "summarise",
+    "summarize",
+    "elaborate",
+    "detail",
+    "teach",
+    "instruct",
+];
 
 /// The words before a quoted phrase at `s`, back to the clause's start, with the quoted
 /// phrases of a list before it set aside: `Never say "I'm sorry", "I can't"` gives "Never say".

@@ -2883,6 +2883,41 @@ pub(crate) fn names_a_credential(v: &str) -> bool {
     })
 }
 
+/// A label or prompt shown to a person that names the credential, not one: words between
+/// spaces, letters only (a closing `:`, `?`, `.`, `!` or `…` aside), lower case but for the
+/// first letter, one of them a credential's name ("Enter your password", "Forgot
+/// password?", "API key:"). A drawn passphrase has no credential's name in it.
+pub(crate) fn labels_a_credential(v: &str) -> bool {
+    let ws: Vec<&str> = v.split(' ').collect();
+    ws.len() >= 2
+        && ws.iter().enumerate().all(|(i, w)| {
+            let w = w.trim_end_matches([':', '?', '.', '!', '\u{2026}']);
+            !w.is_empty()
+                && w.bytes().enumerate().all(|(k, c)| {
+                    c.is_ascii_lowercase()
+                        || c.is_ascii_uppercase() && (k == 0 && i == 0 || w.len() <= 3)
+                })
+        })
+        && ws.iter().any(|w| {
+            let w = w
+                .trim_end_matches([':', '?', '.', '!', '\u{2026}'])
+                .to_ascii_lowercase();
+            matches!(
+                w.as_str(),
+                "password"
+                    | "passwd"
+                    | "passcode"
+                    | "passphrase"
+                    | "pin"
+                    | "token"
+                    | "secret"
+                    | "key"
+                    | "credentials"
+                    | "credential"
+            )
+        })
+}
+
 /// True when a value has the shape of a credential rather than a word. Capitals make a
 /// value mixed-case only inside it, and not when they start the words of a name
 /// (`token: Artifactory`, `key: GitGuardian`): those name a product, and the tool's own
@@ -5021,6 +5056,7 @@ fn judge_pair(
         || super::dummy_run(v)
         || super::catalogue::phrase(v)
         || names_a_credential(v)
+        || labels_a_credential(v)
         || stand_in(v)
         || super::stand_ins::token_head(v)
         || v.starts_with('#') && v.ends_with('#')
